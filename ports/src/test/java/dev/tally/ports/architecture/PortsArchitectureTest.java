@@ -1,0 +1,77 @@
+package dev.tally.ports.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Ports speak the domain's language and Flink's DataStream API; no connector type may leak into
+ * them.
+ */
+class PortsArchitectureTest {
+
+  private static JavaClasses ports;
+
+  @BeforeAll
+  static void importPorts() {
+    ports =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.tally.ports");
+    assertThat(ports).as("port classes found on the class path").hasSizeGreaterThanOrEqualTo(4);
+  }
+
+  @Test
+  void portsDependOnTheDomainAndTheDataStreamApiOnly() {
+    classes()
+        .that()
+        .resideInAPackage("dev.tally.ports..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            "java..",
+            "dev.tally.domain..",
+            "dev.tally.ports..",
+            "org.apache.flink.streaming.api.datastream..",
+            "org.apache.flink.streaming.api.environment..")
+        .because("a port names what it does for the core, never the technology behind it")
+        .allowEmptyShould(false)
+        .check(ports);
+  }
+
+  @Test
+  void portsAreInterfacesOrTheirValueTypes() {
+    classes()
+        .that()
+        .resideInAPackage("dev.tally.ports..")
+        .and()
+        .haveSimpleNameNotEndingWith("Streams")
+        .should()
+        .beInterfaces()
+        .allowEmptyShould(false)
+        .check(ports);
+  }
+
+  @Test
+  void incomingAndOutgoingPortsLiveInTheirPackages() {
+    classes()
+        .that()
+        .haveSimpleNameEndingWith("Source")
+        .should()
+        .resideInAPackage("dev.tally.ports.in")
+        .allowEmptyShould(false)
+        .check(ports);
+    classes()
+        .that()
+        .haveSimpleNameEndingWith("Sink")
+        .should()
+        .resideInAPackage("dev.tally.ports.out")
+        .allowEmptyShould(false)
+        .check(ports);
+  }
+}
