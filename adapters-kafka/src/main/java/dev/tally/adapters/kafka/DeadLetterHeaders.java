@@ -1,0 +1,28 @@
+package dev.tally.adapters.kafka;
+
+/**
+ * The record headers of a dead-letter record: the rejection context travels in headers so the key
+ * and value stay byte-for-byte the original. All values are UTF-8 text; numbers are decimal.
+ */
+public final class DeadLetterHeaders {
+
+  /** The reason code, e.g. {@code INVALID_FIELD} (see {@code RejectionReason}). */
+  public static final String REASON = "tally.reason";
+
+  /** The human-readable message: what exactly was wrong. */
+  public static final String MESSAGE = "tally.message";
+
+  /** The topic the original record was read from. */
+  public static final String SOURCE_TOPIC = "tally.source.topic";
+
+  /** Its partition. */
+  public static final String SOURCE_PARTITION = "tally.source.partition";
+
+  /** Its offset. */
+  public static final String SOURCE_OFFSET = "tally.source.offset";
+
+  /** Its Kafka record timestamp in epoch milliseconds ({@code -1} when it had none). */
+  public static final String SOURCE_TIMESTAMP = "tally.source.timestamp";
+
+  private DeadLetterHeaders() {}
+}

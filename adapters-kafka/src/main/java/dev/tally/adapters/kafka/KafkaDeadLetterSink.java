@@ -1,0 +1,48 @@
+package dev.tally.adapters.kafka;
+
+import dev.tally.domain.rejection.RejectedRecord;
+import dev.tally.ports.out.RejectedRecordSink;
+import java.util.Properties;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
+import org.apache.flink.streaming.api.datastream.DataStream;
+
+/**
+ * The {@link RejectedRecordSink} port on Flink's transactional {@code KafkaSink}: exactly-once dead
+ * letters.
+ */
+final class KafkaDeadLetterSink implements RejectedRecordSink {
+
+  /** Stable uid of the dead-letter sink: its state holds the pending Kafka transactions. */
+  static final String SINK_UID = "tally-dead-letter-sink";
+
+  private final DeadLetterOptions options;
+
+  KafkaDeadLetterSink(DeadLetterOptions options) {
+    this.options = options;
+  }
+
+  @Override
+  public void attach(DataStream<RejectedRecord> rejected) {
+    rejected.sinkTo(buildSink()).uid(SINK_UID).name("Dead letters to " + options.topic());
+  }
+
+  KafkaSink<RejectedRecord> buildSink() {
+    Properties producer = new Properties();
+    producer.putAll(options.producerProperties());
+    producer.setProperty(
+        "transaction.timeout.ms", Long.toString(options.transactionTimeout().toMillis()));
+    return KafkaSink.<RejectedRecord>builder()
+        .setBootstrapServers(options.bootstrapServers())
+        .setKafkaProducerConfig(producer)
+        .setRecordSerializer(new DeadLetterSerializationSchema(options.topic()))
+        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+        .setTransactionalIdPrefix(options.transactionalIdPrefix())
+        .setTransactionNamingStrategy(
+            options.poolTransactionalIds()
+                ? TransactionNamingStrategy.POOLING
+                : TransactionNamingStrategy.DEFAULT)
+        .build();
+  }
+}
