@@ -1,0 +1,329 @@
+package dev.tally.runtime.topology;
+
+import dev.tally.domain.rejection.RejectedRecord;
+import dev.tally.domain.rejection.RejectionReason;
+import dev.tally.domain.spending.SpendingAggregate;
+import dev.tally.domain.spending.SpendingKey;
+import dev.tally.domain.spending.SpendingOverflowException;
+import dev.tally.domain.spending.WindowedSpending;
+import dev.tally.domain.transaction.SourcedTransaction;
+import dev.tally.domain.transaction.Transaction;
+import dev.tally.domain.window.EventTimeWindow;
+import dev.tally.domain.window.TumblingWindows;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.streaming.api.TimeDomain;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Dedupe and windowed aggregation in one keyed operator, keyed by user (SPEC "Aggregation",
+ * "Rejections").
+ *
+ * <p>Why one operator keyed by user rather than Flink's window operator keyed by (user, currency):
+ * a transaction id must be deduplicated per user whatever its currency (a "duplicate" in another
+ * currency is a conflict), and doing both here costs one network shuffle instead of two. Per
+ * record, in this order:
+ *
+ * <ol>
+ *   <li>An id already counted for this user: dropped when the content is the same (metric {@code
+ *       duplicates}), else rejected as {@code CONFLICTING_DUPLICATE}.
+ *   <li>An event whose window is final (watermark at or past {@code end - 1 + allowed lateness},
+ *       Flink's form of the SPEC's "watermark ≥ end + lateness") is rejected as {@code LATE}. Never
+ *       dropped silently.
+ *   <li>Otherwise it is added to its (currency, window) total; a total that would leave the 64-bit
+ *       range rejects the record as {@code AMOUNT_OVERFLOW} and keeps the previous total.
+ * </ol>
+ *
+ * <p>A window's row is emitted when the watermark passes its end; an accepted late event (within
+ * the allowed lateness) re-emits the row at once; with early firing, changed open windows are
+ * emitted every interval of processing time. Cleanup is by event-time timers: window state after
+ * the allowed lateness, dedupe entries after the dedupe retention (checked on hour-aligned timers,
+ * so one timer serves a whole hour of ids).
+ *
+ * <p>The domain decides; this class only keeps state and timers: window assignment is {@link
+ * TumblingWindows}, arithmetic is {@link SpendingAggregate}.
+ */
+final class SpendingAggregator
+    extends KeyedProcessFunction<String, SourcedTransaction, WindowedSpending> {
+
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * Records rejected by aggregation: {@code LATE}, {@code CONFLICTING_DUPLICATE}, {@code
+   * AMOUNT_OVERFLOW}.
+   */
+  static final OutputTag<RejectedRecord> REJECTED =
+      new OutputTag<>("tally-aggregation-rejections", TypeInformation.of(RejectedRecord.class));
+
+  private static final long DEDUPE_TIMER_GRANULARITY = 3_600_000L;
+
+  private final AggregationSettings settings;
+  private final TumblingWindows windows;
+  private final long windowSize;
+  private final long lateness;
+  private final long retention;
+  private final long earlyFiringInterval;
+
+  private transient MapState<String, SeenTransaction> seen;
+  private transient MapState<CurrencyWindow, WindowState> open;
+  private transient Counter duplicates;
+  private transient Counter windowsEmitted;
+  private transient Map<RejectionReason, Counter> rejected;
+
+  SpendingAggregator(AggregationSettings settings) {
+    this.settings = settings;
+    this.windows = settings.windows();
+    this.windowSize = settings.windows().size().toMillis();
+    this.lateness = settings.allowedLateness().toMillis();
+    this.retention = settings.dedupeRetention().toMillis();
+    this.earlyFiringInterval = settings.earlyFiringInterval().toMillis();
+  }
+
+  @Override
+  public void open(OpenContext openContext) {
+    seen =
+        getRuntimeContext()
+            .getMapState(
+                new MapStateDescriptor<>(
+                    "seen-transactions",
+                    TypeInformation.of(String.class),
+                    TypeInformation.of(SeenTransaction.class)));
+    open =
+        getRuntimeContext()
+            .getMapState(
+                new MapStateDescriptor<>(
+                    "open-windows",
+                    TypeInformation.of(CurrencyWindow.class),
+                    TypeInformation.of(WindowState.class)));
+    MetricGroup tally = getRuntimeContext().getMetricGroup().addGroup("tally");
+    duplicates = tally.counter("duplicatesDropped");
+    windowsEmitted = tally.counter("windowsEmitted");
+    rejected = new EnumMap<>(RejectionReason.class);
+    MetricGroup byReason = tally.addGroup("rejected");
+    for (RejectionReason reason :
+        List.of(
+            RejectionReason.LATE,
+            RejectionReason.CONFLICTING_DUPLICATE,
+            RejectionReason.AMOUNT_OVERFLOW)) {
+      rejected.put(reason, byReason.counter(reason.name()));
+    }
+  }
+
+  @Override
+  public void processElement(SourcedTransaction in, Context ctx, Collector<WindowedSpending> out)
+      throws Exception {
+    Transaction tx = in.transaction();
+    SeenTransaction previous = seen.get(tx.transactionId());
+    if (previous != null) {
+      if (previous.sameContentAs(tx)) {
+        duplicates.inc();
+      } else {
+        reject(ctx, in, RejectionReason.CONFLICTING_DUPLICATE, conflictMessage(tx, previous));
+      }
+      return;
+    }
+    long eventTime = tx.eventTimeMillis();
+    long start = windows.windowStart(eventTime);
+    long lastMillis = start + windowSize - 1;
+    long watermark = ctx.timerService().currentWatermark();
+    if (lastMillis + lateness <= watermark) {
+      reject(ctx, in, RejectionReason.LATE, lateMessage(tx, start, watermark));
+      return;
+    }
+    CurrencyWindow key = new CurrencyWindow(tx.currency(), start);
+    WindowState current = open.get(key);
+    SpendingAggregate updated;
+    try {
+      updated =
+          (current == null
+                  ? SpendingAggregate.EMPTY
+                  : new SpendingAggregate(current.totalSpentCents(), current.transactionCount()))
+              .add(tx.amountCents());
+    } catch (SpendingOverflowException e) {
+      reject(
+          ctx,
+          in,
+          RejectionReason.AMOUNT_OVERFLOW,
+          "counting amount_cents "
+              + tx.amountCents()
+              + " in window "
+              + new EventTimeWindow(start, start + windowSize)
+              + " of "
+              + tx.userId()
+              + "/"
+              + tx.currency()
+              + ": "
+              + e.getMessage());
+      return;
+    }
+    seen.put(tx.transactionId(), SeenTransaction.of(tx));
+    ctx.timerService().registerEventTimeTimer(dedupeCleanupTime(eventTime));
+    if (lastMillis <= watermark) {
+      // Late but within the allowed lateness: the window's row is already out, so upsert it now.
+      open.put(key, new WindowState(updated.totalSpentCents(), updated.transactionCount(), true));
+      emit(ctx.getCurrentKey(), key, updated, out);
+      return;
+    }
+    open.put(key, new WindowState(updated.totalSpentCents(), updated.transactionCount(), false));
+    if (current == null) {
+      ctx.timerService().registerEventTimeTimer(lastMillis);
+      if (lateness > 0) {
+        ctx.timerService().registerEventTimeTimer(lastMillis + lateness);
+      }
+    }
+    if (earlyFiringInterval > 0) {
+      long now = ctx.timerService().currentProcessingTime();
+      ctx.timerService()
+          .registerProcessingTimeTimer(
+              now - Math.floorMod(now, earlyFiringInterval) + earlyFiringInterval);
+    }
+  }
+
+  @Override
+  public void onTimer(long timestamp, OnTimerContext ctx, Collector<WindowedSpending> out)
+      throws Exception {
+    String user = ctx.getCurrentKey();
+    if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
+      emitChangedOpenWindows(user, ctx.timerService().currentWatermark(), out);
+      return;
+    }
+    fireAndCleanWindows(user, timestamp, out);
+    if (Math.floorMod(timestamp, DEDUPE_TIMER_GRANULARITY) == 0) {
+      forgetTransactionsBefore(timestamp - retention);
+    }
+  }
+
+  /**
+   * Emits every window whose end the watermark passed and that was not emitted as is; drops
+   * finished ones.
+   */
+  private void fireAndCleanWindows(String user, long watermark, Collector<WindowedSpending> out)
+      throws Exception {
+    List<Map.Entry<CurrencyWindow, WindowState>> toMarkEmitted = new ArrayList<>();
+    Iterator<Map.Entry<CurrencyWindow, WindowState>> entries = open.iterator();
+    while (entries.hasNext()) {
+      Map.Entry<CurrencyWindow, WindowState> entry = entries.next();
+      long lastMillis = entry.getKey().windowStart() + windowSize - 1;
+      if (lastMillis > watermark) {
+        continue;
+      }
+      WindowState state = entry.getValue();
+      if (!state.emitted()) {
+        emit(
+            user,
+            entry.getKey(),
+            new SpendingAggregate(state.totalSpentCents(), state.transactionCount()),
+            out);
+      }
+      if (lastMillis + lateness <= watermark) {
+        entries.remove();
+      } else if (!state.emitted()) {
+        toMarkEmitted.add(Map.entry(entry.getKey(), state));
+      }
+    }
+    for (Map.Entry<CurrencyWindow, WindowState> entry : toMarkEmitted) {
+      WindowState state = entry.getValue();
+      open.put(
+          entry.getKey(), new WindowState(state.totalSpentCents(), state.transactionCount(), true));
+    }
+  }
+
+  private void emitChangedOpenWindows(String user, long watermark, Collector<WindowedSpending> out)
+      throws Exception {
+    List<Map.Entry<CurrencyWindow, WindowState>> changed = new ArrayList<>();
+    for (Map.Entry<CurrencyWindow, WindowState> entry : open.entries()) {
+      if (!entry.getValue().emitted()
+          && entry.getKey().windowStart() + windowSize - 1 > watermark) {
+        changed.add(Map.entry(entry.getKey(), entry.getValue()));
+      }
+    }
+    for (Map.Entry<CurrencyWindow, WindowState> entry : changed) {
+      WindowState state = entry.getValue();
+      emit(
+          user,
+          entry.getKey(),
+          new SpendingAggregate(state.totalSpentCents(), state.transactionCount()),
+          out);
+      open.put(
+          entry.getKey(), new WindowState(state.totalSpentCents(), state.transactionCount(), true));
+    }
+  }
+
+  private void forgetTransactionsBefore(long eventTimeExclusive) throws Exception {
+    Iterator<Map.Entry<String, SeenTransaction>> entries = seen.iterator();
+    while (entries.hasNext()) {
+      if (entries.next().getValue().eventTimeMillis() < eventTimeExclusive) {
+        entries.remove();
+      }
+    }
+  }
+
+  /**
+   * The first hour-aligned instant at or after the entry expires, so ids of one hour share one
+   * timer.
+   */
+  private long dedupeCleanupTime(long eventTime) {
+    long expiry = eventTime + retention;
+    return expiry - Math.floorMod(expiry, DEDUPE_TIMER_GRANULARITY) + DEDUPE_TIMER_GRANULARITY;
+  }
+
+  private void emit(
+      String user,
+      CurrencyWindow key,
+      SpendingAggregate aggregate,
+      Collector<WindowedSpending> out) {
+    windowsEmitted.inc();
+    out.collect(
+        new WindowedSpending(
+            new SpendingKey(user, key.currency()),
+            new EventTimeWindow(key.windowStart(), key.windowStart() + windowSize),
+            aggregate));
+  }
+
+  private void reject(Context ctx, SourcedTransaction in, RejectionReason reason, String message) {
+    rejected.get(reason).inc();
+    ctx.output(REJECTED, new RejectedRecord(reason, message, in.source()));
+  }
+
+  private String lateMessage(Transaction tx, long windowStart, long watermark) {
+    return "event_timestamp "
+        + tx.eventTime()
+        + " falls in window "
+        + new EventTimeWindow(windowStart, windowStart + windowSize)
+        + ", final since the watermark "
+        + Instant.ofEpochMilli(watermark + 1)
+        + " passed its end plus the allowed lateness "
+        + settings.allowedLateness();
+  }
+
+  private static String conflictMessage(Transaction tx, SeenTransaction counted) {
+    return "transaction_id "
+        + tx.transactionId()
+        + " was already counted for user "
+        + tx.userId()
+        + " with amount_cents="
+        + counted.amountCents()
+        + " currency="
+        + counted.currency()
+        + " event_timestamp="
+        + Instant.ofEpochMilli(counted.eventTimeMillis())
+        + "; this record has amount_cents="
+        + tx.amountCents()
+        + " currency="
+        + tx.currency()
+        + " event_timestamp="
+        + tx.eventTime();
+  }
+}

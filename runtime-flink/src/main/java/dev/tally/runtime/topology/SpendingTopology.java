@@ -1,0 +1,68 @@
+package dev.tally.runtime.topology;
+
+import dev.tally.domain.rejection.RejectedRecord;
+import dev.tally.domain.spending.WindowedSpending;
+import dev.tally.domain.transaction.SourcedTransaction;
+import dev.tally.ports.in.TransactionStreams;
+import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+
+/**
+ * The stream graph of SPEC "Aggregation" and "Rejections" as one function of its inputs:
+ * transactions and decode-time rejections in, windowed aggregates and every rejection out. No
+ * sources, sinks or configuration files: the job wires ports around it, and tests feed it bounded
+ * streams.
+ */
+public final class SpendingTopology {
+
+  /**
+   * Stable uid of the keyed dedupe-and-window operator: its state is the job's aggregation state.
+   */
+  public static final String AGGREGATOR_UID = "tally-spending-aggregator";
+
+  private SpendingTopology() {}
+
+  /** The two outputs of the topology. */
+  public record Output(
+      DataStream<WindowedSpending> aggregates, DataStream<RejectedRecord> rejected) {
+    public Output {
+      Objects.requireNonNull(aggregates, "aggregates");
+      Objects.requireNonNull(rejected, "rejected");
+    }
+  }
+
+  /**
+   * Builds the aggregation onto the given streams.
+   *
+   * @param input accepted transactions with event-time watermarks, and the records rejected while
+   *     decoding
+   * @param settings windows, lateness, dedupe retention, early firing
+   */
+  public static Output build(TransactionStreams input, AggregationSettings settings) {
+    SingleOutputStreamOperator<WindowedSpending> aggregates =
+        input
+            .accepted()
+            .keyBy(new ByUser(), Types.STRING)
+            .process(new SpendingAggregator(settings))
+            .uid(AGGREGATOR_UID)
+            .name("Dedupe and aggregate spending per user, currency and window");
+    DataStream<RejectedRecord> rejected =
+        input.rejected().union(aggregates.getSideOutput(SpendingAggregator.REJECTED));
+    return new Output(aggregates, rejected);
+  }
+
+  /**
+   * Keys by user: dedupe is per user across currencies, and the aggregate key starts with the user.
+   */
+  static final class ByUser implements KeySelector<SourcedTransaction, String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String getKey(SourcedTransaction value) {
+      return value.transaction().userId();
+    }
+  }
+}

@@ -1,0 +1,299 @@
+package dev.tally.runtime.topology;
+
+import static dev.tally.domain.fixtures.Transactions.aTransaction;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.domain.rejection.RejectedRecord;
+import dev.tally.domain.rejection.RejectionReason;
+import dev.tally.domain.spending.WindowedSpending;
+import dev.tally.domain.transaction.SourceRecord;
+import dev.tally.domain.transaction.SourcedTransaction;
+import dev.tally.domain.transaction.Transaction;
+import dev.tally.domain.window.TumblingWindows;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class SpendingAggregatorTest {
+
+  private static final Instant H10 = Instant.parse("2026-11-29T10:00:00Z");
+  private static final long HOUR = 3_600_000L;
+  private static final AtomicLong OFFSETS = new AtomicLong();
+
+  private KeyedOneInputStreamOperatorTestHarness<String, SourcedTransaction, WindowedSpending>
+      harness;
+
+  private static KeyedOneInputStreamOperatorTestHarness<
+          String, SourcedTransaction, WindowedSpending>
+      harness(AggregationSettings settings) throws Exception {
+    KeyedOneInputStreamOperatorTestHarness<String, SourcedTransaction, WindowedSpending> h =
+        ProcessFunctionTestHarnesses.forKeyedProcessFunction(
+            new SpendingAggregator(settings), new SpendingTopology.ByUser(), Types.STRING);
+    h.open();
+    return h;
+  }
+
+  private static AggregationSettings settings(Duration lateness, Duration earlyFiring) {
+    return new AggregationSettings(
+        TumblingWindows.of(Duration.ofHours(1)), lateness, Duration.ofHours(24), earlyFiring);
+  }
+
+  @BeforeEach
+  void openHarness() throws Exception {
+    harness = harness(AggregationSettings.defaults());
+  }
+
+  @AfterEach
+  void closeHarness() throws Exception {
+    harness.close();
+  }
+
+  private static SourcedTransaction sourced(Transaction tx) {
+    return new SourcedTransaction(
+        tx,
+        new SourceRecord(
+            "tx",
+            0,
+            OFFSETS.incrementAndGet(),
+            tx.eventTimeMillis(),
+            null,
+            tx.transactionId().getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private void process(Transaction tx) throws Exception {
+    harness.processElement(sourced(tx), tx.eventTimeMillis());
+  }
+
+  private List<String> rows() {
+    return harness.extractOutputValues().stream()
+        .map(
+            r ->
+                r.key().userId()
+                    + "/"
+                    + r.key().currency()
+                    + "@"
+                    + r.window().start()
+                    + "="
+                    + r.aggregate().totalSpentCents()
+                    + "#"
+                    + r.aggregate().transactionCount())
+        .toList();
+  }
+
+  private List<RejectedRecord> rejections() {
+    var side = harness.getSideOutput(SpendingAggregator.REJECTED);
+    return side == null ? List.of() : side.stream().map(StreamRecord::getValue).toList();
+  }
+
+  private void watermark(Instant at) throws Exception {
+    harness.processWatermark(at.toEpochMilli() - 1);
+  }
+
+  @Test
+  void sumsPerUserCurrencyAndWindowAndEmitsWhenTheWatermarkPassesTheEnd() throws Exception {
+    process(aTransaction().user("alice").currency("EUR").amount(100).at(H10).build());
+    process(
+        aTransaction()
+            .user("alice")
+            .currency("EUR")
+            .amount(-30)
+            .at(H10.plusSeconds(3_599))
+            .build());
+    process(aTransaction().user("alice").currency("USD").amount(7).at(H10.plusSeconds(10)).build());
+    process(aTransaction().user("bob").currency("EUR").amount(5).at(H10.plusSeconds(20)).build());
+    // Exactly at the end: the next window.
+    process(
+        aTransaction()
+            .user("alice")
+            .currency("EUR")
+            .amount(1_000)
+            .at(H10.plusSeconds(3_600))
+            .build());
+
+    harness.processWatermark(H10.toEpochMilli() + HOUR - 2);
+    assertThat(rows()).as("nothing before the watermark passes the end").isEmpty();
+
+    watermark(H10.plusSeconds(3_600));
+
+    assertThat(rows())
+        .containsExactlyInAnyOrder(
+            "alice/EUR@2026-11-29T10:00:00Z=70#2",
+            "alice/USD@2026-11-29T10:00:00Z=7#1",
+            "bob/EUR@2026-11-29T10:00:00Z=5#1");
+    assertThat(rejections()).isEmpty();
+  }
+
+  @Test
+  void exactDuplicatesAreDroppedAndConflictingOnesRejectedEvenInAnotherCurrency() throws Exception {
+    Transaction original =
+        aTransaction().id("t1").user("alice").currency("EUR").amount(100).at(H10).build();
+    process(original);
+    process(original);
+    process(aTransaction().id("t1").user("alice").currency("EUR").amount(101).at(H10).build());
+    process(aTransaction().id("t1").user("alice").currency("USD").amount(100).at(H10).build());
+    process(aTransaction().id("t1").user("bob").currency("EUR").amount(100).at(H10).build());
+
+    watermark(H10.plusSeconds(3_600));
+
+    assertThat(rows())
+        .containsExactlyInAnyOrder(
+            "alice/EUR@2026-11-29T10:00:00Z=100#1", "bob/EUR@2026-11-29T10:00:00Z=100#1");
+    assertThat(rejections())
+        .extracting(RejectedRecord::reason)
+        .containsExactly(
+            RejectionReason.CONFLICTING_DUPLICATE, RejectionReason.CONFLICTING_DUPLICATE);
+    assertThat(rejections().get(0).message())
+        .contains(
+            "transaction_id t1 was already counted for user alice with amount_cents=100",
+            "this record has amount_cents=101");
+  }
+
+  @Test
+  void eventsForAFinalWindowAreRejectedAsLateWithTheirSource() throws Exception {
+    process(aTransaction().user("alice").amount(100).at(H10).build());
+    watermark(H10.plusSeconds(3_600));
+    SourcedTransaction late =
+        sourced(aTransaction().user("alice").amount(5).at(H10.plusSeconds(3_599)).build());
+
+    harness.processElement(late, late.transaction().eventTimeMillis());
+
+    assertThat(rejections())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.reason()).isEqualTo(RejectionReason.LATE);
+              assertThat(r.source()).isEqualTo(late.source());
+              assertThat(r.message())
+                  .contains("falls in window [2026-11-29T10:00:00Z, 2026-11-29T11:00:00Z)");
+            });
+    assertThat(rows()).containsExactly("alice/EUR@2026-11-29T10:00:00Z=100#1");
+  }
+
+  @Test
+  void lateEventsWithinTheAllowedLatenessUpsertTheRowAndLaterOnesAreLate() throws Exception {
+    harness.close();
+    harness = harness(settings(Duration.ofMinutes(10), Duration.ZERO));
+    process(aTransaction().user("alice").amount(100).at(H10).build());
+    watermark(H10.plusSeconds(3_600));
+    process(aTransaction().user("alice").amount(5).at(H10.plusSeconds(30)).build());
+    watermark(H10.plusSeconds(3_600 + 600));
+    process(aTransaction().user("alice").amount(1).at(H10.plusSeconds(31)).build());
+
+    assertThat(rows())
+        .containsExactly(
+            "alice/EUR@2026-11-29T10:00:00Z=100#1", "alice/EUR@2026-11-29T10:00:00Z=105#2");
+    assertThat(rejections())
+        .extracting(RejectedRecord::reason)
+        .containsExactly(RejectionReason.LATE);
+  }
+
+  @Test
+  void aTotalThatWouldOverflowRejectsTheRecordAndKeepsThePreviousTotal() throws Exception {
+    process(aTransaction().user("alice").amount(Long.MAX_VALUE - 1).at(H10).build());
+    process(aTransaction().user("alice").amount(2).at(H10.plusSeconds(1)).build());
+    process(aTransaction().user("alice").amount(1).at(H10.plusSeconds(2)).build());
+    watermark(H10.plusSeconds(3_600));
+
+    assertThat(rows()).containsExactly("alice/EUR@2026-11-29T10:00:00Z=" + Long.MAX_VALUE + "#2");
+    assertThat(rejections())
+        .singleElement()
+        .extracting(RejectedRecord::reason)
+        .isEqualTo(RejectionReason.AMOUNT_OVERFLOW);
+  }
+
+  @Test
+  void earlyFiringEmitsChangedOpenWindowsEveryIntervalAndTheFinalRowOnlyIfItChanged()
+      throws Exception {
+    harness.close();
+    harness = harness(settings(Duration.ZERO, Duration.ofSeconds(10)));
+    harness.setProcessingTime(1_000);
+    process(aTransaction().user("alice").amount(100).at(H10).build());
+    harness.setProcessingTime(10_000);
+    harness.setProcessingTime(20_000); // nothing changed: nothing emitted
+    process(aTransaction().user("alice").amount(5).at(H10.plusSeconds(1)).build());
+    harness.setProcessingTime(30_000);
+    watermark(H10.plusSeconds(3_600)); // already emitted as is: no duplicate row
+
+    assertThat(rows())
+        .containsExactly(
+            "alice/EUR@2026-11-29T10:00:00Z=100#1", "alice/EUR@2026-11-29T10:00:00Z=105#2");
+  }
+
+  @Test
+  void dedupeEntriesAreForgottenAfterTheRetentionAndNoTimerIsLeft() throws Exception {
+    process(aTransaction().id("t1").user("alice").amount(100).at(H10).build());
+    watermark(H10.plus(Duration.ofHours(23)));
+    // Within the retention the id is remembered, even though its window is long final.
+    process(
+        aTransaction()
+            .id("t1")
+            .user("alice")
+            .amount(100)
+            .at(H10.plus(Duration.ofHours(23)))
+            .build());
+    watermark(H10.plus(Duration.ofHours(26)));
+    // After it, the same id is a new transaction again.
+    process(
+        aTransaction().id("t1").user("alice").amount(7).at(H10.plus(Duration.ofHours(26))).build());
+    watermark(H10.plus(Duration.ofHours(60)));
+
+    assertThat(rows())
+        .containsExactly(
+            "alice/EUR@2026-11-29T10:00:00Z=100#1", "alice/EUR@2026-11-30T12:00:00Z=7#1");
+    assertThat(rejections())
+        .extracting(RejectedRecord::reason)
+        .containsExactly(RejectionReason.CONFLICTING_DUPLICATE);
+    assertThat(harness.numEventTimeTimers()).isZero();
+  }
+
+  @Test
+  void aSnapshotMidWindowRestoresToTheSameResult() throws Exception {
+    process(aTransaction().id("a").user("alice").amount(100).at(H10).build());
+    process(aTransaction().id("b").user("alice").amount(20).at(H10.plusSeconds(5)).build());
+    OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+    harness.close();
+
+    harness =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(new SpendingAggregator(AggregationSettings.defaults())),
+            new SpendingTopology.ByUser(),
+            Types.STRING);
+    harness.initializeState(snapshot);
+    harness.open();
+    process(
+        aTransaction()
+            .id("b")
+            .user("alice")
+            .amount(20)
+            .at(H10.plusSeconds(5))
+            .build()); // replayed duplicate
+    process(aTransaction().id("c").user("alice").amount(3).at(H10.plusSeconds(6)).build());
+    watermark(H10.plusSeconds(3_600));
+
+    assertThat(rows()).containsExactly("alice/EUR@2026-11-29T10:00:00Z=123#3");
+  }
+
+  @Test
+  void settingsRefuseARetentionThatCouldCountADuplicateTwice() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                new AggregationSettings(
+                    TumblingWindows.of(Duration.ofHours(1)),
+                    Duration.ofMinutes(30),
+                    Duration.ofMinutes(80),
+                    Duration.ZERO))
+        .hasMessageContaining(
+            "dedupe retention PT1H20M is shorter than window size plus allowed lateness (PT1H30M)");
+  }
+}
