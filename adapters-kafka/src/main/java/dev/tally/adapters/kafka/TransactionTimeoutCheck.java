@@ -46,35 +46,57 @@ public final class TransactionTimeoutCheck {
       Duration checkpointInterval,
       Duration checkpointTimeout,
       int tolerableCheckpointFailures) {
-    List<String> problems = new ArrayList<>();
-    if (transactionTimeout.compareTo(brokerMaximum) > 0) {
-      problems.add(
-          "the dead-letter transaction timeout "
-              + transactionTimeout
-              + " exceeds the broker's "
-              + BROKER_MAX_TIMEOUT
-              + " of "
-              + brokerMaximum
-              + ": lower the timeout or raise the broker setting");
+    List<String> problems = new ArrayList<>(brokerProblems(transactionTimeout, brokerMaximum));
+    problems.addAll(
+        policyProblems(
+            transactionTimeout,
+            checkpointInterval,
+            checkpointTimeout,
+            tolerableCheckpointFailures));
+    return problems;
+  }
+
+  /**
+   * The part of {@link #problems} that needs the broker: the timeout must not exceed its maximum.
+   */
+  public static List<String> brokerProblems(Duration transactionTimeout, Duration brokerMaximum) {
+    if (transactionTimeout.compareTo(brokerMaximum) <= 0) {
+      return List.of();
     }
+    return List.of(
+        "the dead-letter transaction timeout "
+            + transactionTimeout
+            + " exceeds the broker's "
+            + BROKER_MAX_TIMEOUT
+            + " of "
+            + brokerMaximum
+            + ": lower the timeout or raise the broker setting");
+  }
+
+  /** The part of {@link #problems} that needs only the checkpoint policy. */
+  public static List<String> policyProblems(
+      Duration transactionTimeout,
+      Duration checkpointInterval,
+      Duration checkpointTimeout,
+      int tolerableCheckpointFailures) {
     Duration worstOpen =
         checkpointInterval.plus(checkpointTimeout).multipliedBy(tolerableCheckpointFailures + 1L);
-    if (transactionTimeout.compareTo(worstOpen) < 0) {
-      problems.add(
-          "the dead-letter transaction timeout "
-              + transactionTimeout
-              + " is shorter than the longest a transaction can stay open, "
-              + worstOpen
-              + " = ("
-              + tolerableCheckpointFailures
-              + " tolerable checkpoint failures + 1) × (interval "
-              + checkpointInterval
-              + " + checkpoint timeout "
-              + checkpointTimeout
-              + "); the broker would abort it and lose dead letters: raise the timeout, or"
-              + " shorten the checkpoint policy");
+    if (transactionTimeout.compareTo(worstOpen) >= 0) {
+      return List.of();
     }
-    return problems;
+    return List.of(
+        "the dead-letter transaction timeout "
+            + transactionTimeout
+            + " is shorter than the longest a transaction can stay open, "
+            + worstOpen
+            + " = ("
+            + tolerableCheckpointFailures
+            + " tolerable checkpoint failures + 1) × (interval "
+            + checkpointInterval
+            + " + checkpoint timeout "
+            + checkpointTimeout
+            + "); the broker would abort it and lose dead letters: raise the timeout, or"
+            + " shorten the checkpoint policy");
   }
 
   /** Reads {@value #BROKER_MAX_TIMEOUT} from one broker of the cluster. */

@@ -1,0 +1,41 @@
+package dev.tally.runtime.config;
+
+import dev.tally.domain.window.TumblingWindows;
+import dev.tally.runtime.topology.AggregationSettings;
+import java.time.Duration;
+
+/** Aggregation keys (SPEC "Aggregation"). */
+public final class AggregationConfig {
+
+  /** Tumbling window size, aligned to the UTC epoch. Default 1h. */
+  public static final String WINDOW_SIZE = "aggregation.window-size";
+
+  /** Shifts window alignment; less than the window size. Default 0s. */
+  public static final String WINDOW_OFFSET = "aggregation.window-offset";
+
+  /** How long after a window is final late events still update its row. Default 0s. */
+  public static final String ALLOWED_LATENESS = "aggregation.allowed-lateness";
+
+  /**
+   * How long, in event time, counted transaction ids are remembered for dedupe; at least window
+   * size plus allowed lateness. Default 24h.
+   */
+  public static final String DEDUPE_RETENTION = "aggregation.dedupe-retention";
+
+  /** Emit running rows of open windows every this much processing time; 0 is off. Default 0s. */
+  public static final String EARLY_FIRING_INTERVAL = "aggregation.early-firing-interval";
+
+  private AggregationConfig() {}
+
+  static AggregationSettings read(ConfigReader r) {
+    Duration size = r.duration(WINDOW_SIZE, Duration.ofHours(1));
+    Duration offset = r.duration(WINDOW_OFFSET, Duration.ZERO);
+    Duration lateness = r.duration(ALLOWED_LATENESS, Duration.ZERO);
+    Duration retention = r.duration(DEDUPE_RETENTION, Duration.ofHours(24));
+    Duration early = r.duration(EARLY_FIRING_INTERVAL, Duration.ZERO);
+    return r.build(
+        "aggregation.*",
+        () ->
+            new AggregationSettings(new TumblingWindows(size, offset), lateness, retention, early));
+  }
+}

@@ -1,0 +1,307 @@
+package dev.tally.runtime.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tally.adapters.kafka.StartupMode;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.state.rocksdb.PredefinedOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TallyConfigTest {
+
+  private static final Map<String, String> MINIMAL =
+      Map.of(
+          KafkaConfig.BOOTSTRAP_SERVERS, "127.0.0.1:9092",
+          StateConfig.CHECKPOINT_DIRECTORY, "file:///var/tally/checkpoints");
+
+  @TempDir Path dir;
+
+  private Path yaml(String text) throws Exception {
+    Path file = dir.resolve("tally.yaml");
+    Files.writeString(file, text, StandardCharsets.UTF_8);
+    return file;
+  }
+
+  @Test
+  void defaultsFollowTheSpecAndTheBrief() {
+    TallyConfig config = TallyConfig.read(ConfigSource.of(MINIMAL));
+
+    assertThat(config.kafka().source().topics()).containsExactly("financial-transactions");
+    assertThat(config.kafka().source().startupMode()).isEqualTo(StartupMode.LATEST);
+    assertThat(config.kafka().source().outOfOrderness()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(config.kafka().source().idleTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.kafka().source().maxRecordBytes()).isEqualTo(1024 * 1024);
+    assertThat(config.kafka().source().maxFutureSkew()).isEqualTo(Duration.ofHours(1));
+    assertThat(config.kafka().deadLetter().topic()).isEqualTo("financial-transactions.dlq");
+    assertThat(config.kafka().deadLetter().transactionTimeout()).isEqualTo(Duration.ofMinutes(15));
+    assertThat(config.aggregation().windows().size()).isEqualTo(Duration.ofHours(1));
+    assertThat(config.aggregation().allowedLateness()).isZero();
+    assertThat(config.aggregation().dedupeRetention()).isEqualTo(Duration.ofHours(24));
+    assertThat(config.aggregation().earlyFiring()).isFalse();
+    assertThat(config.state().incremental()).isTrue();
+    assertThat(config.checkpoints().interval()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(config.checkpoints().unaligned()).isTrue();
+    assertThat(config.checkpoints().retention())
+        .isEqualTo(ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+    assertThat(config.job().maxParallelism()).isEqualTo(128);
+
+    Configuration flink = new Configuration();
+    config.state().applyTo(flink);
+    config.checkpoints().applyTo(flink);
+    config.restart().applyTo(flink);
+    config.job().applyTo(flink);
+    assertThat(flink.get(StateBackendOptions.STATE_BACKEND)).isEqualTo("rocksdb");
+    assertThat(flink.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)).isTrue();
+    assertThat(flink.get(RestartStrategyOptions.RESTART_STRATEGY)).isEqualTo("exponential-delay");
+    assertThat(flink.get(PipelineOptions.GENERIC_TYPES)).isFalse();
+    assertThat(flink.get(PipelineOptions.AUTO_GENERATE_UIDS)).isFalse();
+  }
+
+  @Test
+  void everyKeyMapsToItsSetting() throws Exception {
+    Path file =
+        yaml(
+            """
+            kafka:
+              bootstrap-servers: b1:9092,b2:9092
+              properties:
+                security.protocol: SASL_SSL
+                sasl.jaas.config: ${JAAS}
+              source:
+                topics: [a, b]
+                group-id: g
+                startup-mode: timestamp
+                startup-timestamp: 2026-11-01T00:00:00Z
+                committed-fallback: latest
+                bounded: true
+                partition-discovery-interval: 1m
+                properties:
+                  fetch.min.bytes: "1024"
+              dead-letter:
+                topic: dead
+                transactional-id-prefix: tx-prefix
+                transaction-timeout: 14m
+                pool-transactional-ids: true
+                properties:
+                  linger.ms: "5"
+            input:
+              max-record-bytes: 512KiB
+              max-future-skew: 30m
+            watermarks:
+              out-of-orderness: 2s
+              idle-timeout: 0s
+            aggregation:
+              window-size: 30m
+              window-offset: 5m
+              allowed-lateness: 10m
+              dedupe-retention: 48h
+              early-firing-interval: 15s
+            state:
+              checkpoint-directory: s3://bucket/checkpoints
+              savepoint-directory: s3://bucket/savepoints
+              incremental: false
+              local-recovery: true
+              rocksdb:
+                predefined-options: spinning-disk-optimized
+                managed-memory: false
+            checkpoints:
+              interval: 30s
+              timeout: 1m
+              min-pause: 5s
+              max-concurrent: 2
+              unaligned: false
+              aligned-timeout: 0s
+              tolerable-failures: 5
+              retention: delete-on-cancellation
+            restart:
+              initial-backoff: 2s
+              max-backoff: 5m
+              backoff-multiplier: 1.5
+              reset-backoff-threshold: 2h
+              jitter: 0.2
+              attempts: 10
+            job:
+              name: spend
+              parallelism: 4
+              max-parallelism: 256
+              object-reuse: false
+            """);
+
+    TallyConfig config =
+        TallyConfig.read(
+            ConfigSource.load(file, List.of("job.parallelism=6"), Map.of("JAAS", "s3cr3t")::get));
+
+    var source = config.kafka().source();
+    assertThat(source.bootstrapServers()).isEqualTo("b1:9092,b2:9092");
+    assertThat(source.topics()).containsExactly("a", "b");
+    assertThat(source.groupId()).isEqualTo("g");
+    assertThat(source.startupMode()).isEqualTo(StartupMode.TIMESTAMP);
+    assertThat(source.startupTimestamp()).isEqualTo(Instant.parse("2026-11-01T00:00:00Z"));
+    assertThat(source.committedFallback()).isEqualTo(StartupMode.LATEST);
+    assertThat(source.bounded()).isTrue();
+    assertThat(source.partitionDiscoveryInterval()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(source.clientProperties())
+        .containsEntry("security.protocol", "SASL_SSL")
+        .containsEntry("sasl.jaas.config", "s3cr3t")
+        .containsEntry("fetch.min.bytes", "1024");
+    assertThat(source.maxRecordBytes()).isEqualTo(512 * 1024);
+    assertThat(source.maxFutureSkew()).isEqualTo(Duration.ofMinutes(30));
+    assertThat(source.outOfOrderness()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(source.idleTimeout()).isZero();
+    var dlq = config.kafka().deadLetter();
+    assertThat(dlq.topic()).isEqualTo("dead");
+    assertThat(dlq.transactionalIdPrefix()).isEqualTo("tx-prefix");
+    assertThat(dlq.transactionTimeout()).isEqualTo(Duration.ofMinutes(14));
+    assertThat(dlq.poolTransactionalIds()).isTrue();
+    assertThat(dlq.producerProperties())
+        .containsEntry("linger.ms", "5")
+        .containsEntry("security.protocol", "SASL_SSL");
+    var aggregation = config.aggregation();
+    assertThat(aggregation.windows().size()).isEqualTo(Duration.ofMinutes(30));
+    assertThat(aggregation.windows().offset()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(aggregation.allowedLateness()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(aggregation.dedupeRetention()).isEqualTo(Duration.ofHours(48));
+    assertThat(aggregation.earlyFiringInterval()).isEqualTo(Duration.ofSeconds(15));
+    assertThat(config.state())
+        .isEqualTo(
+            new StateConfig(
+                "s3://bucket/checkpoints",
+                "s3://bucket/savepoints",
+                false,
+                true,
+                PredefinedOptions.SPINNING_DISK_OPTIMIZED,
+                false));
+    assertThat(config.checkpoints())
+        .isEqualTo(
+            new CheckpointConfig(
+                Duration.ofSeconds(30),
+                Duration.ofMinutes(1),
+                Duration.ofSeconds(5),
+                2,
+                false,
+                Duration.ZERO,
+                5,
+                ExternalizedCheckpointRetention.DELETE_ON_CANCELLATION));
+    assertThat(config.restart())
+        .isEqualTo(
+            new RestartConfig(
+                Duration.ofSeconds(2), Duration.ofMinutes(5), 1.5, Duration.ofHours(2), 0.2, 10));
+    assertThat(config.job()).isEqualTo(new JobConfig("spend", 6, 256, false));
+    assertThat(config.effective())
+        .containsEntry("kafka.properties.sasl.jaas.config", "******")
+        .containsEntry("job.parallelism", "6");
+    assertThat(config.effective().values()).doesNotContain("s3cr3t");
+  }
+
+  @Test
+  void aBadFileReportsAllItsProblemsAtOnceEachWithItsKey() throws Exception {
+    Path file =
+        yaml(
+            """
+            kafka:
+              source:
+                topics: [a]
+                topic-pattern: "b.*"
+                startup-mode: yesterday
+              dead-letter:
+                transaction-timeout: 1m
+            watermarks:
+              out-of-orderness: soon
+            aggregation:
+              dedupe-retention: 30m
+            state:
+              checkpoint-directory: /no/scheme
+            checkpoints:
+              max-concurrent: 0
+              unaligned: maybe
+            job:
+              parallelism: 500
+              max-parallelism: 256
+              colour: blue
+            """);
+
+    assertThatThrownBy(() -> TallyConfig.read(ConfigSource.load(file, List.of(), name -> null)))
+        .isInstanceOf(ConfigurationException.class)
+        .satisfies(
+            e ->
+                assertThat(((ConfigurationException) e).problems())
+                    .anySatisfy(
+                        p -> assertThat(p).startsWith("kafka.bootstrap-servers: must be set"))
+                    .anySatisfy(
+                        p ->
+                            assertThat(p)
+                                .startsWith(
+                                    "kafka.source.topics, kafka.source.topic-pattern: set one"))
+                    .anySatisfy(
+                        p ->
+                            assertThat(p)
+                                .startsWith(
+                                    "kafka.source.startup-mode: \"yesterday\" is invalid: expected one of earliest, latest, committed, timestamp"))
+                    .anySatisfy(
+                        p ->
+                            assertThat(p)
+                                .startsWith("watermarks.out-of-orderness: \"soon\" is invalid"))
+                    .anySatisfy(
+                        p ->
+                            assertThat(p)
+                                .startsWith("aggregation.*: dedupe retention PT30M is shorter"))
+                    .anySatisfy(
+                        p -> assertThat(p).startsWith("state.checkpoint-directory: must be a URI"))
+                    .anySatisfy(
+                        p ->
+                            assertThat(p)
+                                .startsWith("checkpoints.max-concurrent: must be between 1 and 16"))
+                    .anySatisfy(
+                        p ->
+                            assertThat(p).startsWith("checkpoints.unaligned: \"maybe\" is invalid"))
+                    .anySatisfy(
+                        p ->
+                            assertThat(p)
+                                .startsWith("job.parallelism: must not exceed job.max-parallelism"))
+                    .anySatisfy(
+                        p ->
+                            assertThat(p)
+                                .startsWith(
+                                    "kafka.dead-letter.transaction-timeout, checkpoints.*: the dead-letter transaction timeout PT1M is shorter"))
+                    .anySatisfy(p -> assertThat(p).startsWith("job.colour: unknown key"))
+                    .hasSizeGreaterThanOrEqualTo(11))
+        .hasMessageStartingWith("Invalid configuration (");
+  }
+
+  @Test
+  void missingEnvironmentVariablesAndMalformedOverridesAreNamed() {
+    assertThatThrownBy(
+            () ->
+                ConfigSource.load(
+                    null,
+                    List.of("kafka.bootstrap-servers=${BROKERS}", "no-equals-sign"),
+                    name -> null))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContainingAll(
+            "kafka.bootstrap-servers: environment variable BROKERS is not set",
+            "--set no-equals-sign: expected key=value");
+  }
+
+  @Test
+  void environmentDefaultsApplyWhenTheVariableIsUnset() {
+    ConfigSource source =
+        ConfigSource.load(
+            null, List.of("kafka.bootstrap-servers=${BROKERS:-127.0.0.1:9092}"), name -> null);
+
+    assertThat(source.values()).containsEntry("kafka.bootstrap-servers", "127.0.0.1:9092");
+  }
+}
