@@ -17,12 +17,17 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.TimeDomain;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -52,11 +57,18 @@ import org.apache.flink.util.OutputTag;
  * the allowed lateness, dedupe entries after the dedupe retention (checked on hour-aligned timers,
  * so one timer serves a whole hour of ids).
  *
+ * <p>Watermarks are not part of Flink's checkpoints: after a restore the operator's watermark
+ * starts from nothing until the sources emit again, and a replayed record that was late before the
+ * failure could be counted. So the operator checkpoints the watermark it has seen and judges
+ * lateness against the larger of that floor and the live watermark, which makes the {@code LATE}
+ * verdicts of a recovered run those of a failure-free one.
+ *
  * <p>The domain decides; this class only keeps state and timers: window assignment is {@link
  * TumblingWindows}, arithmetic is {@link SpendingAggregate}.
  */
 final class SpendingAggregator
-    extends KeyedProcessFunction<String, SourcedTransaction, WindowedSpending> {
+    extends KeyedProcessFunction<String, SourcedTransaction, WindowedSpending>
+    implements CheckpointedFunction {
 
   private static final long serialVersionUID = 1L;
 
@@ -81,6 +93,9 @@ final class SpendingAggregator
   private transient Counter duplicates;
   private transient Counter windowsEmitted;
   private transient Map<RejectionReason, Counter> rejected;
+  private transient ListState<Long> watermarkFloorState;
+  private transient long watermarkFloor;
+  private transient long lastSeenWatermark;
 
   SpendingAggregator(AggregationSettings settings) {
     this.settings = settings;
@@ -137,7 +152,7 @@ final class SpendingAggregator
     long eventTime = tx.eventTimeMillis();
     long start = windows.windowStart(eventTime);
     long lastMillis = start + windowSize - 1;
-    long watermark = ctx.timerService().currentWatermark();
+    long watermark = observeWatermark(ctx.timerService().currentWatermark());
     if (lastMillis + lateness <= watermark) {
       reject(ctx, in, RejectionReason.LATE, lateMessage(tx, start, watermark));
       return;
@@ -196,13 +211,46 @@ final class SpendingAggregator
       throws Exception {
     String user = ctx.getCurrentKey();
     if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
-      emitChangedOpenWindows(user, ctx.timerService().currentWatermark(), out);
+      emitChangedOpenWindows(user, observeWatermark(ctx.timerService().currentWatermark()), out);
       return;
     }
     fireAndCleanWindows(user, timestamp, out);
     if (Math.floorMod(timestamp, DEDUPE_TIMER_GRANULARITY) == 0) {
       forgetTransactionsBefore(timestamp - retention);
     }
+  }
+
+  /**
+   * The watermark to judge by: the live one, never below what this subtask saw before a restore.
+   */
+  private long observeWatermark(long live) {
+    if (live > lastSeenWatermark) {
+      lastSeenWatermark = live;
+    }
+    return Math.max(live, watermarkFloor);
+  }
+
+  @Override
+  public void snapshotState(FunctionSnapshotContext context) throws Exception {
+    watermarkFloorState.update(List.of(Math.max(lastSeenWatermark, watermarkFloor)));
+  }
+
+  @Override
+  public void initializeState(FunctionInitializationContext context) throws Exception {
+    watermarkFloorState =
+        context
+            .getOperatorStateStore()
+            .getUnionListState(new ListStateDescriptor<>("watermark-floor", Long.class));
+    // Every subtask saw the same broadcast watermarks; after rescaling, the smallest is one all
+    // passed.
+    long floor = Long.MIN_VALUE;
+    boolean any = false;
+    for (Long restored : watermarkFloorState.get()) {
+      floor = any ? Math.min(floor, restored) : restored;
+      any = true;
+    }
+    watermarkFloor = floor;
+    lastSeenWatermark = Long.MIN_VALUE;
   }
 
   /**
