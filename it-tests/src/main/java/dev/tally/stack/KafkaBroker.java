@@ -102,11 +102,10 @@ public final class KafkaBroker implements AutoCloseable {
     call(admin.createTopics(List.of(topic)).all(), "create topic " + name);
     long deadline = System.nanoTime() + ADMIN_CALL_TIMEOUT.toNanos();
     while (true) {
-      TopicDescription description =
-          call(admin.describeTopics(List.of(name)).allTopicNames(), "describe topic " + name)
-              .get(name);
+      TopicDescription description = describeIfKnown(name);
       boolean led =
-          description.partitions().size() == partitions
+          description != null
+              && description.partitions().size() == partitions
               && description.partitions().stream().allMatch(p -> p.leader() != null);
       if (led) {
         return;
@@ -267,6 +266,27 @@ public final class KafkaBroker implements AutoCloseable {
     } catch (ExecutionException | TimeoutException e) {
       throw new StackException(
           "cannot " + what + " on " + bootstrapServers() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The topic's description, or null while its metadata has not reached the broker yet. */
+  private TopicDescription describeIfKnown(String name) {
+    try {
+      return admin
+          .describeTopics(List.of(name))
+          .allTopicNames()
+          .get(ADMIN_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+          .get(name);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+        return null;
+      }
+      throw new StackException("cannot describe topic " + name + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StackException("interrupted: describe topic " + name, e);
+    } catch (TimeoutException e) {
+      throw new StackException("cannot describe topic " + name + ": " + e.getMessage(), e);
     }
   }
 

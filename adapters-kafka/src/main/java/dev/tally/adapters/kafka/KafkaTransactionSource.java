@@ -3,6 +3,7 @@ package dev.tally.adapters.kafka;
 import dev.tally.domain.transaction.SourcedTransaction;
 import dev.tally.ports.in.TransactionSource;
 import dev.tally.ports.in.TransactionStreams;
+import java.time.Duration;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -71,9 +72,12 @@ final class KafkaTransactionSource implements TransactionSource {
   }
 
   WatermarkStrategy<DecodedRecord> watermarkStrategy() {
+    // A local, not the field: the supplier is serialized into the job graph and must not drag this
+    // class along.
+    Duration outOfOrderness = options.outOfOrderness();
     WatermarkStrategy<DecodedRecord> strategy =
         WatermarkStrategy.<DecodedRecord>forGenerator(
-                context -> new AcceptedEventsWatermarks(options.outOfOrderness()))
+                context -> new AcceptedEventsWatermarks(outOfOrderness))
             .withTimestampAssigner(
                 (record, kafkaTimestamp) ->
                     record.isAccepted()

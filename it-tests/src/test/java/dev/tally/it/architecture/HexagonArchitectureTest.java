@@ -1,0 +1,81 @@
+package dev.tally.it.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ARCHITECTURE "Modules" across the whole reactor: dependencies point inward, {@code domain ← ports
+ * ← adapters-* ← runtime}, and the adapters never see each other. Layers must not be empty
+ * (ArchUnit's default), and every rule refuses to pass on an empty class set, so none can pass
+ * vacuously.
+ */
+class HexagonArchitectureTest {
+
+  private static JavaClasses tally;
+
+  @BeforeAll
+  static void importProductionClasses() {
+    tally =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.tally");
+    assertThat(tally.stream().map(c -> c.getPackageName()).distinct())
+        .as("packages of every module are on the class path")
+        .contains("dev.tally.domain.transaction", "dev.tally.ports.in", "dev.tally.adapters.kafka");
+  }
+
+  @Test
+  void dependenciesPointInwardFromAdaptersThroughPortsToTheDomain() {
+    layeredArchitecture()
+        .consideringOnlyDependenciesInLayers()
+        .layer("Domain")
+        .definedBy("dev.tally.domain..")
+        .layer("Ports")
+        .definedBy("dev.tally.ports..")
+        .layer("Kafka adapter")
+        .definedBy("dev.tally.adapters.kafka..")
+        .whereLayer("Kafka adapter")
+        .mayNotBeAccessedByAnyLayer()
+        .whereLayer("Ports")
+        .mayOnlyBeAccessedByLayers("Kafka adapter")
+        .whereLayer("Domain")
+        .mayOnlyBeAccessedByLayers("Ports", "Kafka adapter")
+        .check(tally);
+  }
+
+  @Test
+  void theKafkaAdapterNeverSeesAnotherAdapterOrTheRuntime() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.tally.adapters.kafka..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.tally.adapters.iceberg..", "dev.tally.runtime..", "dev.tally.stack..")
+        .allowEmptyShould(false)
+        .check(tally);
+  }
+
+  @Test
+  void noConnectorTypeLeaksIntoTheCore() {
+    noClasses()
+        .that()
+        .resideInAnyPackage("dev.tally.domain..", "dev.tally.ports..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "org.apache.kafka..",
+            "org.apache.flink.connector..",
+            "org.apache.iceberg..",
+            "com.fasterxml..")
+        .allowEmptyShould(false)
+        .check(tally);
+  }
+}
