@@ -39,6 +39,9 @@ final class IcebergSpendingSink implements SpendingSink {
   @Override
   public void attach(DataStream<WindowedSpending> aggregates) {
     LOG.info("Attaching the Iceberg spending sink with {}", options);
+    if (options.maintenance().enabled()) {
+      requireGenericTypesForMaintenance(aggregates); // before any I/O
+    }
     bootstrapTable();
     IcebergSink.Builder builder =
         IcebergSink.builderFor(aggregates, new SpendingRowMapper(), SpendingTable.rowTypeInfo())
@@ -62,6 +65,22 @@ final class IcebergSpendingSink implements SpendingSink {
       builder.setAll(maintenance.properties());
     }
     builder.append();
+  }
+
+  /**
+   * Iceberg 1.11's Flink maintenance operators exchange their own records ({@code TableChange},
+   * {@code Trigger}, rewrite groups, exceptions on error side outputs) with Kryo. With {@code
+   * pipeline.generic-types: false} Flink refuses to build that graph, with a message that names an
+   * Iceberg-internal class; fail earlier and say what to do instead.
+   */
+  private static void requireGenericTypesForMaintenance(DataStream<?> aggregates) {
+    if (aggregates.getExecutionConfig().getSerializerConfig().hasGenericTypesDisabled()) {
+      throw new IllegalStateException(
+          "Iceberg table maintenance inside the job needs pipeline.generic-types: true: Iceberg"
+              + " 1.11's maintenance operators exchange their internal records with Kryo (the"
+              + " sink's write path itself does not). Either allow generic types for this job, or"
+              + " set maintenance.enabled=false and maintain the table elsewhere.");
+    }
   }
 
   private void bootstrapTable() {

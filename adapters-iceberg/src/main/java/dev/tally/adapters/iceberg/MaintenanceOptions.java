@@ -33,6 +33,10 @@ import java.util.Objects;
  * oldest checkpoint or savepoint of another job you may resume from while this job runs.
  * Maintenance runs only while the job runs, so a stopped job's last commit survives the downtime.
  *
+ * <p><b>Kryo.</b> Iceberg 1.11's maintenance operators exchange their internal records with Kryo,
+ * so a job with maintenance on must run with {@code pipeline.generic-types: true}; the sink checks
+ * this when attached. The write path (rows, committables) never needs Kryo.
+ *
  * <p><b>Locking.</b> No external lock is configured: Iceberg then serialises the maintenance tasks
  * of this job through Flink's operator coordinators. Another engine maintaining the same table
  * concurrently (e.g. a Spark compaction) is resolved by Iceberg's optimistic commit validation.

@@ -17,9 +17,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamNode;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
@@ -53,8 +54,14 @@ class IcebergSinkModuleTest {
         .build();
   }
 
-  private static StreamExecutionEnvironment envWithOneAggregate() {
-    return StreamExecutionEnvironment.getExecutionEnvironment();
+  /**
+   * With {@code genericTypes} false, as the job runs without maintenance: a silent fall-back to
+   * Kryo anywhere in the write path is a bug.
+   */
+  private static StreamExecutionEnvironment env(boolean genericTypes) {
+    Configuration flink = new Configuration();
+    flink.set(PipelineOptions.GENERIC_TYPES, genericTypes);
+    return StreamExecutionEnvironment.getExecutionEnvironment(flink);
   }
 
   private static void attach(SpendingSink sink, StreamExecutionEnvironment env) {
@@ -86,12 +93,12 @@ class IcebergSinkModuleTest {
     SpendingSink sink =
         injector(options(warehouse, MaintenanceOptions.builder().build()))
             .getInstance(SpendingSink.class);
-    StreamExecutionEnvironment env = envWithOneAggregate();
+    StreamExecutionEnvironment env = env(true);
 
     attach(sink, env);
 
     try (HadoopCatalog catalog =
-        new HadoopCatalog(new Configuration(false), warehouse.toString())) {
+        new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toString())) {
       assertThat(catalog.tableExists(TableIdentifier.of("analytics", "user_hourly_spending")))
           .isTrue();
     }
@@ -114,11 +121,11 @@ class IcebergSinkModuleTest {
   }
 
   @Test
-  void withoutMaintenanceOnlyTheWriteOperatorsAreAdded() {
+  void withoutMaintenanceOnlyTheWriteOperatorsAreAddedAndNoneNeedsKryo() {
     SpendingSink sink =
         injector(options(temp.resolve("w"), MaintenanceOptions.disabled()))
             .getInstance(SpendingSink.class);
-    StreamExecutionEnvironment env = envWithOneAggregate();
+    StreamExecutionEnvironment env = env(false);
 
     attach(sink, env);
 
@@ -132,7 +139,7 @@ class IcebergSinkModuleTest {
     Path warehouse = temp.resolve("warehouse");
     Files.createDirectories(warehouse);
     try (HadoopCatalog catalog =
-        new HadoopCatalog(new Configuration(false), warehouse.toString())) {
+        new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toString())) {
       catalog.createTable(
           TableIdentifier.of("analytics", "user_hourly_spending"),
           new Schema(Types.NestedField.required(1, "id", Types.LongType.get())));
@@ -144,8 +151,19 @@ class IcebergSinkModuleTest {
                     MaintenanceOptions.builder().rateLimit(Duration.ofSeconds(5)).build()))
             .getInstance(SpendingSink.class);
 
-    assertThatThrownBy(() -> attach(sink, envWithOneAggregate()))
+    assertThatThrownBy(() -> attach(sink, env(true)))
         .isInstanceOf(IncompatibleTableException.class)
         .hasMessageContaining("column user_id is missing");
+  }
+
+  @Test
+  void maintenanceWithGenericTypesDisabledFailsAtAttachSayingWhatToDo() {
+    SpendingSink sink =
+        injector(options(temp.resolve("w"), MaintenanceOptions.builder().build()))
+            .getInstance(SpendingSink.class);
+
+    assertThatThrownBy(() -> attach(sink, env(false)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContainingAll("pipeline.generic-types: true", "maintenance.enabled=false");
   }
 }
