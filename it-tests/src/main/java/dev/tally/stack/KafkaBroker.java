@@ -1,0 +1,281 @@
+package dev.tally.stack;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A real single-node Kafka broker (KRaft, broker and controller in one JVM) on loopback ports.
+ *
+ * <p>The storage is formatted once, at {@link #start(Path)}; {@link #stop()} and {@link #restart()}
+ * keep the ports, the cluster id and the log directories, so fault-injection tests can take the
+ * broker away and bring it back with its committed data.
+ */
+public final class KafkaBroker implements AutoCloseable {
+  private static final String SERVICE = "kafka";
+  private static final Duration FORMAT_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration ADMIN_CALL_TIMEOUT = Duration.ofSeconds(30);
+
+  private final Path workDir;
+  private final Path config;
+  private final Path log4jConfig;
+  private final int brokerPort;
+  private final List<Path> classpath;
+  private final Admin admin;
+  private ServiceProcess process;
+
+  private KafkaBroker(Path workDir, int brokerPort, int controllerPort, List<Path> classpath) {
+    this.workDir = workDir;
+    this.brokerPort = brokerPort;
+    this.classpath = classpath;
+    this.config = writeServerProperties(workDir, brokerPort, controllerPort);
+    this.log4jConfig =
+        ServiceClasspath.copyResource(
+            "kafka-log4j2.properties", workDir.resolve("config/log4j2.properties"));
+    this.admin = Admin.create(adminConfig(bootstrapServers()));
+  }
+
+  /**
+   * Formats a new single-node cluster under {@code workDir} and starts the broker.
+   *
+   * @param workDir a directory owned by this broker: configuration, data and {@code kafka.log}
+   * @throws StackException if the broker does not come up; the message has the log's tail
+   */
+  public static KafkaBroker start(Path workDir) {
+    Objects.requireNonNull(workDir, "workDir");
+    KafkaBroker broker =
+        new KafkaBroker(
+            workDir.toAbsolutePath(),
+            LoopbackPorts.freePort(),
+            LoopbackPorts.freePort(),
+            ServiceClasspath.of(SERVICE));
+    try {
+      broker.format();
+      broker.launch();
+      return broker;
+    } catch (RuntimeException e) {
+      broker.close();
+      throw e;
+    }
+  }
+
+  /** {@code host:port} of the broker's client listener. */
+  public String bootstrapServers() {
+    return LoopbackPorts.HOST + ":" + brokerPort;
+  }
+
+  /** The current broker process, e.g. for its pid, log file and memory use. */
+  public ServiceProcess process() {
+    return process;
+  }
+
+  /** Whether the broker process is running. */
+  public boolean isRunning() {
+    return process != null && process.isAlive();
+  }
+
+  /**
+   * Creates a topic with replication factor 1 and waits until every partition has a leader.
+   *
+   * @param config topic configuration, e.g. {@code retention.ms=-1} so replayed old records stay
+   */
+  public void createTopic(String name, int partitions, Map<String, String> config) {
+    NewTopic topic = new NewTopic(name, partitions, (short) 1).configs(Map.copyOf(config));
+    call(admin.createTopics(List.of(topic)).all(), "create topic " + name);
+    long deadline = System.nanoTime() + ADMIN_CALL_TIMEOUT.toNanos();
+    while (true) {
+      TopicDescription description =
+          call(admin.describeTopics(List.of(name)).allTopicNames(), "describe topic " + name)
+              .get(name);
+      boolean led =
+          description.partitions().size() == partitions
+              && description.partitions().stream().allMatch(p -> p.leader() != null);
+      if (led) {
+        return;
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw new StackException(
+            "topic " + name + " has partitions without a leader: " + description);
+      }
+      sleepBriefly();
+    }
+  }
+
+  /**
+   * Stops the broker gracefully (it closes its logs), keeping its data; {@link #restart()} brings
+   * it back. Does nothing if it is not running.
+   */
+  public void stop() {
+    if (process != null) {
+      process.close();
+    }
+  }
+
+  /** Stops the broker if it runs and starts it again on the same ports with the same data. */
+  public void restart() {
+    stop();
+    launch();
+  }
+
+  /** Stops the broker and releases the admin client; the data stays on disk. */
+  @Override
+  public void close() {
+    try {
+      admin.close(Duration.ofSeconds(5));
+    } finally {
+      stop();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "KafkaBroker[" + bootstrapServers() + ", " + workDir + "]";
+  }
+
+  private void format() {
+    // A static voter set (controller.quorum.voters) needs no --standalone or --initial-controllers.
+    ServiceProcess formatter =
+        baseProcess("kafka-format")
+            .mainClass("kafka.tools.StorageTool")
+            .args(
+                "format",
+                "--cluster-id",
+                Uuid.randomUuid().toString(),
+                "--config",
+                config.toString(),
+                "--ignore-formatted")
+            .logFile(workDir.resolve("kafka-format.log"))
+            .start();
+    formatter.awaitSuccessfulExit(FORMAT_TIMEOUT);
+  }
+
+  private void launch() {
+    process =
+        baseProcess(SERVICE)
+            .mainClass("kafka.Kafka")
+            .args(config.toString())
+            .logFile(workDir.resolve("kafka.log"))
+            .start();
+    process.awaitReady(
+        READY_TIMEOUT,
+        () ->
+            !admin
+                .describeCluster()
+                .nodes()
+                .get(ADMIN_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                .isEmpty());
+  }
+
+  private ServiceProcess.Builder baseProcess(String name) {
+    return ServiceProcess.builder(name)
+        .classpath(classpath)
+        .workingDirectory(workDir)
+        .jvmOptions(
+            "-Xms64m",
+            "-Xmx384m",
+            "-Djava.io.tmpdir=" + tmpDir(workDir),
+            "-Dlog4j2.configurationFile=" + log4jConfig.toUri());
+  }
+
+  private static Path tmpDir(Path workDir) {
+    Path tmp = workDir.resolve("tmp");
+    try {
+      return Files.createDirectories(tmp);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static Path writeServerProperties(Path workDir, int brokerPort, int controllerPort) {
+    String host = LoopbackPorts.HOST;
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("process.roles", "broker,controller");
+    settings.put("node.id", "1");
+    settings.put("controller.quorum.voters", "1@" + host + ":" + controllerPort);
+    settings.put(
+        "listeners",
+        "PLAINTEXT://" + host + ":" + brokerPort + ",CONTROLLER://" + host + ":" + controllerPort);
+    settings.put("advertised.listeners", "PLAINTEXT://" + host + ":" + brokerPort);
+    settings.put("controller.listener.names", "CONTROLLER");
+    settings.put("inter.broker.listener.name", "PLAINTEXT");
+    settings.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    settings.put("log.dirs", workDir.resolve("data").toString());
+    // One node: every internal topic has one replica, and nothing waits for others.
+    settings.put("offsets.topic.replication.factor", "1");
+    settings.put("offsets.topic.num.partitions", "4");
+    settings.put("transaction.state.log.replication.factor", "1");
+    settings.put("transaction.state.log.min.isr", "1");
+    settings.put("transaction.state.log.num.partitions", "4");
+    settings.put("share.coordinator.state.topic.replication.factor", "1");
+    settings.put("share.coordinator.state.topic.min.isr", "1");
+    settings.put("min.insync.replicas", "1");
+    settings.put("default.replication.factor", "1");
+    settings.put("group.initial.rebalance.delay.ms", "0");
+    // Tests create their topics explicitly, with the configuration they assert on.
+    settings.put("auto.create.topics.enable", "false");
+    // Flink's exactly-once Kafka sink keeps transactions open across checkpoints; allow an hour.
+    settings.put("transaction.max.timeout.ms", "3600000");
+    Path file = workDir.resolve("config/server.properties");
+    Properties properties = new Properties();
+    properties.putAll(settings);
+    try {
+      Files.createDirectories(file.getParent());
+      try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+        properties.store(out, "Tally local stack: single-node KRaft broker");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
+    }
+    return file;
+  }
+
+  private static Properties adminConfig(String bootstrapServers) {
+    Properties properties = new Properties();
+    properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    properties.put(AdminClientConfig.CLIENT_ID_CONFIG, "tally-stack-admin");
+    properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+    properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+    // Reconnect quickly after a restart instead of backing off for up to a second.
+    properties.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "200");
+    return properties;
+  }
+
+  private <T> T call(org.apache.kafka.common.KafkaFuture<T> future, String what) {
+    try {
+      return future.get(ADMIN_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StackException("interrupted: " + what, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new StackException(
+          "cannot " + what + " on " + bootstrapServers() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void sleepBriefly() {
+    try {
+      Thread.sleep(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StackException("interrupted", e);
+    }
+  }
+}
