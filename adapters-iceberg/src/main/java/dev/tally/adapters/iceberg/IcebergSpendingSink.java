@@ -62,6 +62,9 @@ final class IcebergSpendingSink implements SpendingSink {
       }
       builder.set(
           FlinkMaintenanceConfig.RATE_LIMIT, Long.toString(maintenance.rateLimit().toSeconds()));
+      builder.set(
+          FlinkMaintenanceConfig.LOCK_CHECK_DELAY,
+          Long.toString(maintenance.lockCheckDelay().toSeconds()));
       builder.setAll(maintenance.properties());
     }
     builder.append();

@@ -16,12 +16,13 @@ import java.util.Objects;
  * every row, first inserts included; a partition updated at every checkpoint collects one data file
  * and one equality-delete file per checkpoint and writer, and every read must apply all of them.
  * Compaction rewrites the data files with the deletes applied ({@code delete-file-threshold}
- * selects every file that has one); an equality-delete file leaves the table once no live data file
- * is older than it. Known limit of Iceberg 1.11 (apache/iceberg#16138): that last condition is
- * evaluated over the whole table, so data files in partitions that are never rewritten again keep
- * already-applied equality-delete files in the metadata (they are skipped at read time by sequence
- * number, so results stay correct; only the file count grows). Spark's {@code rewrite_data_files}
- * with {@code remove-dangling-deletes} clears them.
+ * selects every file that has one), which keeps the live data files bounded.
+ *
+ * <p><b>Known limit (Iceberg 1.11).</b> The Flink maintenance has no step that removes delete files
+ * once compaction has applied them (apache/iceberg#16138; Spark has {@code remove-dangling-deletes}
+ * and {@code rewrite_position_delete_files}). They no longer apply to any row, so results stay
+ * correct and data files stay bounded, but the delete files in the metadata keep growing with the
+ * number of commits until such a Spark action (or a later Iceberg) removes them.
  *
  * <p><b>Why expiry never breaks a restore.</b> On restore, the Iceberg committer walks back from
  * the current snapshot to the last snapshot its job committed and reads the {@code
@@ -54,6 +55,8 @@ import java.util.Objects;
  *     in flight are never touched
  * @param orphanFileInterval look for orphans this often (it lists the whole table location)
  * @param rateLimit start maintenance tasks at most this often
+ * @param lockCheckDelay when a task is due while another one runs (tasks never overlap), look again
+ *     after this long
  * @param properties further Iceberg maintenance settings passed unchanged; each key must start with
  *     {@value #PROPERTY_PREFIX} (e.g. {@code flink-maintenance.lock.type} for a JDBC or ZooKeeper
  *     lock, {@code flink-maintenance.rewrite.max-bytes})
@@ -70,6 +73,7 @@ public record MaintenanceOptions(
     Duration orphanFileMinAge,
     Duration orphanFileInterval,
     Duration rateLimit,
+    Duration lockCheckDelay,
     Map<String, String> properties) {
 
   /** The prefix of Iceberg's Flink maintenance settings. */
@@ -114,6 +118,8 @@ public record MaintenanceOptions(
         + orphanFileInterval
         + ", rateLimit="
         + rateLimit
+        + ", lockCheckDelay="
+        + lockCheckDelay
         + ", properties="
         + Secrets.masked(properties)
         + "]";
@@ -131,6 +137,7 @@ public record MaintenanceOptions(
     atLeastOneSecond(problems, "orphanFileMinAge", orphanFileMinAge);
     atLeastOneSecond(problems, "orphanFileInterval", orphanFileInterval);
     atLeastOneSecond(problems, "rateLimit", rateLimit);
+    atLeastOneSecond(problems, "lockCheckDelay", lockCheckDelay);
     for (String key : properties.keySet()) {
       if (!key.startsWith(PROPERTY_PREFIX)) {
         problems.add(
@@ -172,6 +179,7 @@ public record MaintenanceOptions(
     private Duration orphanFileMinAge = Duration.ofDays(3);
     private Duration orphanFileInterval = Duration.ofDays(1);
     private Duration rateLimit = Duration.ofMinutes(1);
+    private Duration lockCheckDelay = Duration.ofSeconds(30);
     private final Map<String, String> properties = new LinkedHashMap<>();
 
     private Builder() {}
@@ -242,6 +250,12 @@ public record MaintenanceOptions(
       return this;
     }
 
+    /** Default 30 seconds. */
+    public Builder lockCheckDelay(Duration value) {
+      this.lockCheckDelay = Objects.requireNonNull(value, "lockCheckDelay");
+      return this;
+    }
+
     /** Adds one pass-through setting; see {@link MaintenanceOptions#properties()}. */
     public Builder property(String key, String value) {
       properties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
@@ -262,6 +276,7 @@ public record MaintenanceOptions(
           orphanFileMinAge,
           orphanFileInterval,
           rateLimit,
+          lockCheckDelay,
           properties);
     }
   }

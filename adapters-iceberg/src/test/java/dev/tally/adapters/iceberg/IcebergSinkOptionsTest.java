@@ -36,6 +36,8 @@ class IcebergSinkOptionsTest {
     assertThat(maintenance.maxSnapshotAge()).isEqualTo(Duration.ofHours(1));
     assertThat(maintenance.deleteOrphanFiles()).isTrue();
     assertThat(maintenance.orphanFileMinAge()).isEqualTo(Duration.ofDays(3));
+    assertThat(maintenance.rateLimit()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(maintenance.lockCheckDelay()).isEqualTo(Duration.ofSeconds(30));
   }
 
   @Test
