@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class IcebergSinkOptionsTest {
 
   private static CatalogOptions hadoop() {
-    return CatalogOptions.builder().warehouse("/var/tmp/tally-warehouse").build();
+    return CatalogOptions.builder().warehouse("file:warehouse").build();
   }
 
   @Test
