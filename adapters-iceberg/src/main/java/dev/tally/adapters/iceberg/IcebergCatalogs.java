@@ -1,0 +1,44 @@
+package dev.tally.adapters.iceberg;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.flink.CatalogLoader;
+import org.apache.iceberg.flink.TableLoader;
+
+/**
+ * Turns {@link IcebergSinkOptions} into Iceberg's serializable {@link CatalogLoader} and {@link
+ * TableLoader}: the sink's writers, committer and maintenance tasks each open their own catalog on
+ * the task managers from these.
+ */
+final class IcebergCatalogs {
+
+  /** Iceberg's JDBC catalog, loaded as a custom catalog. */
+  static final String JDBC_CATALOG_IMPL = "org.apache.iceberg.jdbc.JdbcCatalog";
+
+  private IcebergCatalogs() {}
+
+  /** All properties the catalog is initialised with, secrets included: never log them. */
+  static Map<String, String> properties(IcebergSinkOptions options) {
+    Map<String, String> properties = new LinkedHashMap<>(options.catalog().catalogProperties());
+    properties.putAll(options.storage().catalogProperties());
+    return properties;
+  }
+
+  static CatalogLoader catalogLoader(IcebergSinkOptions options) {
+    String name = options.catalog().name();
+    Map<String, String> properties = properties(options);
+    // The loaders take a Hadoop Configuration even for REST + S3FileIO; an empty one without the
+    // *-site.xml of whatever host builds the job graph keeps the job reproducible.
+    Configuration hadoopConf = new Configuration(false);
+    return switch (options.catalog().type()) {
+      case HADOOP -> CatalogLoader.hadoop(name, hadoopConf, properties);
+      case REST -> CatalogLoader.rest(name, hadoopConf, properties);
+      case JDBC -> CatalogLoader.custom(name, properties, hadoopConf, JDBC_CATALOG_IMPL);
+    };
+  }
+
+  static TableLoader tableLoader(IcebergSinkOptions options) {
+    return TableLoader.fromCatalog(catalogLoader(options), options.tableIdentifier());
+  }
+}

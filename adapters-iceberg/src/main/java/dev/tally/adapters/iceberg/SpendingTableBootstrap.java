@@ -1,0 +1,78 @@
+package dev.tally.adapters.iceberg;
+
+import java.util.Arrays;
+import java.util.List;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates the namespace and the output table when absent, and otherwise checks that the existing
+ * table is compatible. Never alters an existing table.
+ *
+ * <p>Runs when the sink is attached, i.e. while the job graph is built on the client, before
+ * anything is submitted: a misconfigured table fails the start with every mismatch named, not a
+ * task hours later. Creating is idempotent and tolerates a concurrent creator (it then checks what
+ * the other one created).
+ */
+final class SpendingTableBootstrap {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SpendingTableBootstrap.class);
+
+  private SpendingTableBootstrap() {}
+
+  /**
+   * @return the table, created or verified
+   * @throws IncompatibleTableException naming every mismatch of an existing table
+   */
+  static Table ensureTable(Catalog catalog, IcebergSinkOptions options) {
+    TableIdentifier id = options.tableIdentifier();
+    if (catalog instanceof SupportsNamespaces namespaces) {
+      ensureNamespace(namespaces, id.namespace());
+    }
+    Table table;
+    if (catalog.tableExists(id)) {
+      table = catalog.loadTable(id);
+      LOG.info("Iceberg table {} exists; checking it is compatible", id);
+    } else {
+      try {
+        table =
+            catalog
+                .buildTable(id, SpendingTable.SCHEMA)
+                .withPartitionSpec(
+                    SpendingTable.partitionSpec(SpendingTable.SCHEMA, options.userIdBuckets()))
+                .withProperties(SpendingTable.tableProperties(options.targetFileSizeBytes()))
+                .create();
+        LOG.info("Created Iceberg table {} at {}", id, table.location());
+      } catch (AlreadyExistsException e) {
+        table = catalog.loadTable(id);
+        LOG.info("Iceberg table {} was created concurrently; checking it is compatible", id);
+      }
+    }
+    List<String> mismatches = TableCompatibility.mismatches(table);
+    if (!mismatches.isEmpty()) {
+      throw new IncompatibleTableException(id.toString(), mismatches);
+    }
+    return table;
+  }
+
+  private static void ensureNamespace(SupportsNamespaces catalog, Namespace namespace) {
+    String[] levels = namespace.levels();
+    for (int depth = 1; depth <= levels.length; depth++) {
+      Namespace prefix = Namespace.of(Arrays.copyOf(levels, depth));
+      if (!catalog.namespaceExists(prefix)) {
+        try {
+          catalog.createNamespace(prefix);
+          LOG.info("Created Iceberg namespace {}", prefix);
+        } catch (AlreadyExistsException e) {
+          // Another job created it between our check and our create: that is what we wanted.
+        }
+      }
+    }
+  }
+}

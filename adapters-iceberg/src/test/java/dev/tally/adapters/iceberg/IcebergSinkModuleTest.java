@@ -1,0 +1,169 @@
+package dev.tally.adapters.iceberg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Stage;
+import dev.tally.domain.spending.SpendingAggregate;
+import dev.tally.domain.spending.SpendingKey;
+import dev.tally.domain.spending.WindowedSpending;
+import dev.tally.domain.window.EventTimeWindow;
+import dev.tally.ports.out.SpendingSink;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamNode;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class IcebergSinkModuleTest {
+
+  private static final String SOURCE_UID = "test-source";
+
+  @TempDir Path temp;
+
+  private static Injector injector(IcebergSinkOptions options) {
+    return Guice.createInjector(
+        Stage.PRODUCTION,
+        new AbstractModule() {
+          @Override
+          protected void configure() {
+            binder().requireExplicitBindings();
+            binder().disableCircularProxies();
+            install(new IcebergSinkModule(options));
+          }
+        });
+  }
+
+  private IcebergSinkOptions options(Path warehouse, MaintenanceOptions maintenance) {
+    return IcebergSinkOptions.builder()
+        .catalog(CatalogOptions.builder().warehouse(warehouse.toString()).build())
+        .maintenance(maintenance)
+        .build();
+  }
+
+  /**
+   * With {@code genericTypes} false, as the job runs without maintenance: a silent fall-back to
+   * Kryo anywhere in the write path is a bug.
+   */
+  private static StreamExecutionEnvironment env(boolean genericTypes) {
+    Configuration flink = new Configuration();
+    flink.set(PipelineOptions.GENERIC_TYPES, genericTypes);
+    return StreamExecutionEnvironment.getExecutionEnvironment(flink);
+  }
+
+  private static void attach(SpendingSink sink, StreamExecutionEnvironment env) {
+    sink.attach(
+        env.fromData(
+                TypeInformation.of(WindowedSpending.class),
+                new WindowedSpending(
+                    new SpendingKey("u", "EUR"),
+                    new EventTimeWindow(0, 3_600_000),
+                    new SpendingAggregate(1, 1)))
+            .uid(SOURCE_UID));
+  }
+
+  @Test
+  void theModuleBindsThePortWithoutTouchingTheWarehouse() {
+    Path warehouse = temp.resolve("not-yet");
+
+    SpendingSink sink =
+        injector(options(warehouse, MaintenanceOptions.builder().build()))
+            .getInstance(SpendingSink.class);
+
+    assertThat(sink).isInstanceOf(IcebergSpendingSink.class);
+    assertThat(warehouse).doesNotExist();
+  }
+
+  @Test
+  void attachingCreatesTheTableAndGivesEverySinkOperatorAStableUid() throws Exception {
+    Path warehouse = temp.resolve("warehouse");
+    SpendingSink sink =
+        injector(options(warehouse, MaintenanceOptions.builder().build()))
+            .getInstance(SpendingSink.class);
+    StreamExecutionEnvironment env = env(true);
+
+    attach(sink, env);
+
+    try (HadoopCatalog catalog =
+        new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toString())) {
+      assertThat(catalog.tableExists(TableIdentifier.of("analytics", "user_hourly_spending")))
+          .isTrue();
+    }
+    List<StreamNode> nodes =
+        List.copyOf(env.getStreamGraph().getStreamNodes()).stream()
+            .filter(n -> !SOURCE_UID.equals(n.getTransformationUID()))
+            .toList();
+    assertThat(nodes)
+        .extracting(StreamNode::getOperatorName)
+        .anyMatch(name -> name.contains("Writer"))
+        .anyMatch(name -> name.contains("Committer"))
+        .anyMatch(name -> name.contains("Rewrite"))
+        .anyMatch(name -> name.contains("Expire"));
+    assertThat(nodes)
+        .allSatisfy(
+            node ->
+                assertThat(node.getTransformationUID())
+                    .as("uid of %s", node.getOperatorName())
+                    .contains("tally-iceberg-sink"));
+  }
+
+  @Test
+  void withoutMaintenanceOnlyTheWriteOperatorsAreAddedAndNoneNeedsKryo() {
+    SpendingSink sink =
+        injector(options(temp.resolve("w"), MaintenanceOptions.disabled()))
+            .getInstance(SpendingSink.class);
+    StreamExecutionEnvironment env = env(false);
+
+    attach(sink, env);
+
+    assertThat(env.getStreamGraph().getStreamNodes())
+        .extracting(StreamNode::getOperatorName)
+        .noneMatch(name -> name.contains("Rewrite") || name.contains("Expire"));
+  }
+
+  @Test
+  void anIncompatibleTableFailsTheAttachNotTheJob() throws Exception {
+    Path warehouse = temp.resolve("warehouse");
+    Files.createDirectories(warehouse);
+    try (HadoopCatalog catalog =
+        new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toString())) {
+      catalog.createTable(
+          TableIdentifier.of("analytics", "user_hourly_spending"),
+          new Schema(Types.NestedField.required(1, "id", Types.LongType.get())));
+    }
+    SpendingSink sink =
+        injector(
+                options(
+                    warehouse,
+                    MaintenanceOptions.builder().rateLimit(Duration.ofSeconds(5)).build()))
+            .getInstance(SpendingSink.class);
+
+    assertThatThrownBy(() -> attach(sink, env(true)))
+        .isInstanceOf(IncompatibleTableException.class)
+        .hasMessageContaining("column user_id is missing");
+  }
+
+  @Test
+  void maintenanceWithGenericTypesDisabledFailsAtAttachSayingWhatToDo() {
+    SpendingSink sink =
+        injector(options(temp.resolve("w"), MaintenanceOptions.builder().build()))
+            .getInstance(SpendingSink.class);
+
+    assertThatThrownBy(() -> attach(sink, env(false)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContainingAll("pipeline.generic-types: true", "maintenance.enabled=false");
+  }
+}
