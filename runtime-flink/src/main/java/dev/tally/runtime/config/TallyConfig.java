@@ -1,5 +1,6 @@
 package dev.tally.runtime.config;
 
+import dev.tally.adapters.iceberg.IcebergSinkOptions;
 import dev.tally.adapters.kafka.TransactionTimeoutCheck;
 import dev.tally.runtime.topology.AggregationSettings;
 import java.util.Map;
@@ -11,6 +12,7 @@ import java.util.Objects;
  */
 public record TallyConfig(
     KafkaConfig kafka,
+    IcebergSinkOptions iceberg,
     AggregationSettings aggregation,
     StateConfig state,
     CheckpointConfig checkpoints,
@@ -20,6 +22,7 @@ public record TallyConfig(
 
   public TallyConfig {
     Objects.requireNonNull(kafka, "kafka");
+    Objects.requireNonNull(iceberg, "iceberg");
     Objects.requireNonNull(aggregation, "aggregation");
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(checkpoints, "checkpoints");
@@ -36,6 +39,7 @@ public record TallyConfig(
   public static TallyConfig read(ConfigSource source) {
     ConfigReader r = new ConfigReader(source);
     KafkaConfig kafka = KafkaConfig.read(r);
+    IcebergSinkOptions iceberg = IcebergConfig.read(r);
     AggregationSettings aggregation = AggregationConfig.read(r);
     StateConfig state = StateConfig.read(r);
     CheckpointConfig checkpoints = CheckpointConfig.read(r);
@@ -55,6 +59,6 @@ public record TallyConfig(
     }
     r.throwIfProblems();
     return new TallyConfig(
-        kafka, aggregation, state, checkpoints, restart, job, r.effectiveConfiguration());
+        kafka, iceberg, aggregation, state, checkpoints, restart, job, r.effectiveConfiguration());
   }
 }

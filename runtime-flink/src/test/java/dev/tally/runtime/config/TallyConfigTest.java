@@ -3,6 +3,9 @@ package dev.tally.runtime.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tally.adapters.iceberg.CatalogType;
+import dev.tally.adapters.iceberg.StorageOptions;
+import dev.tally.adapters.iceberg.WriteDistribution;
 import dev.tally.adapters.kafka.StartupMode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,7 +29,8 @@ class TallyConfigTest {
   private static final Map<String, String> MINIMAL =
       Map.of(
           KafkaConfig.BOOTSTRAP_SERVERS, "127.0.0.1:9092",
-          StateConfig.CHECKPOINT_DIRECTORY, "file:///var/tally/checkpoints");
+          StateConfig.CHECKPOINT_DIRECTORY, "file:///var/tally/checkpoints",
+          IcebergConfig.CATALOG_WAREHOUSE, "file:///var/tally/warehouse");
 
   @TempDir Path dir;
 
@@ -58,6 +62,13 @@ class TallyConfigTest {
     assertThat(config.checkpoints().retention())
         .isEqualTo(ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
     assertThat(config.job().maxParallelism()).isEqualTo(128);
+    assertThat(config.iceberg().catalog().type()).isEqualTo(CatalogType.HADOOP);
+    assertThat(config.iceberg().tableIdentifier()).hasToString("analytics.user_hourly_spending");
+    assertThat(config.iceberg().userIdBuckets()).isEqualTo(16);
+    assertThat(config.iceberg().distribution()).isEqualTo(WriteDistribution.HASH);
+    assertThat(config.iceberg().maintenance().enabled())
+        .as("Iceberg 1.11 maintenance needs Kryo")
+        .isFalse();
 
     Configuration flink = new Configuration();
     config.state().applyTo(flink);
@@ -139,11 +150,47 @@ class TallyConfigTest {
               parallelism: 4
               max-parallelism: 256
               object-reuse: false
+            iceberg:
+              catalog:
+                type: rest
+                name: lake
+                uri: https://catalog.example/api/catalog
+                warehouse: prod
+                credential: ${ICEBERG_CREDENTIAL}
+                oauth2-server-uri: https://catalog.example/api/catalog/v1/oauth/tokens
+                scope: PRINCIPAL_ROLE:ALL
+                properties:
+                  header.X-Iceberg-Access-Delegation: vended-credentials
+              storage:
+                type: s3
+                s3-endpoint: http://127.0.0.1:9000
+                s3-path-style-access: true
+                region: eu-west-1
+              namespace: finance
+              table: spend_by_hour
+              user-id-buckets: 32
+              target-file-size: 64MiB
+              distribution: none
+              write-parallelism: 3
+              maintenance:
+                enabled: true
+                compact-every-commits: 5
+                compact-interval: 2m
+                delete-file-threshold: 2
+                expire-every-commits: 7
+                retain-last-snapshots: 50
+                max-snapshot-age: 30m
+                delete-orphan-files: false
+                rate-limit: 10s
+                lock-check-delay: 1s
             """);
 
     TallyConfig config =
         TallyConfig.read(
-            ConfigSource.load(file, List.of("job.parallelism=6"), Map.of("JAAS", "s3cr3t")::get));
+            ConfigSource.load(
+                file,
+                List.of("job.parallelism=6"),
+                Map.of("JAAS", "s3cr3t", "ICEBERG_CREDENTIAL", "id:shh")::get));
 
     var source = config.kafka().source();
     assertThat(source.bootstrapServers()).isEqualTo("b1:9092,b2:9092");
@@ -201,10 +248,40 @@ class TallyConfigTest {
             new RestartConfig(
                 Duration.ofSeconds(2), Duration.ofMinutes(5), 1.5, Duration.ofHours(2), 0.2, 10));
     assertThat(config.job()).isEqualTo(new JobConfig("spend", 6, 256, false));
+    var iceberg = config.iceberg();
+    assertThat(iceberg.catalog().type()).isEqualTo(CatalogType.REST);
+    assertThat(iceberg.catalog().name()).isEqualTo("lake");
+    assertThat(iceberg.catalog().uri()).isEqualTo("https://catalog.example/api/catalog");
+    assertThat(iceberg.catalog().warehouse()).isEqualTo("prod");
+    assertThat(iceberg.catalog().restCredential()).isEqualTo("id:shh");
+    assertThat(iceberg.catalog().oauth2ServerUri())
+        .isEqualTo("https://catalog.example/api/catalog/v1/oauth/tokens");
+    assertThat(iceberg.catalog().oauth2Scope()).isEqualTo("PRINCIPAL_ROLE:ALL");
+    assertThat(iceberg.catalog().properties())
+        .containsEntry("header.X-Iceberg-Access-Delegation", "vended-credentials");
+    assertThat(iceberg.storage())
+        .isEqualTo(StorageOptions.s3("http://127.0.0.1:9000", true, "eu-west-1"));
+    assertThat(iceberg.tableIdentifier()).hasToString("finance.spend_by_hour");
+    assertThat(iceberg.userIdBuckets()).isEqualTo(32);
+    assertThat(iceberg.targetFileSizeBytes()).isEqualTo(64L * 1024 * 1024);
+    assertThat(iceberg.distribution()).isEqualTo(WriteDistribution.NONE);
+    assertThat(iceberg.writeParallelism()).isEqualTo(3);
+    var maintenance = iceberg.maintenance();
+    assertThat(maintenance.enabled()).isTrue();
+    assertThat(maintenance.compactEveryCommits()).isEqualTo(5);
+    assertThat(maintenance.compactInterval()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(maintenance.deleteFileThreshold()).isEqualTo(2);
+    assertThat(maintenance.expireEveryCommits()).isEqualTo(7);
+    assertThat(maintenance.retainLastSnapshots()).isEqualTo(50);
+    assertThat(maintenance.maxSnapshotAge()).isEqualTo(Duration.ofMinutes(30));
+    assertThat(maintenance.deleteOrphanFiles()).isFalse();
+    assertThat(maintenance.rateLimit()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(maintenance.lockCheckDelay()).isEqualTo(Duration.ofSeconds(1));
     assertThat(config.effective())
+        .containsEntry("iceberg.catalog.credential", "******")
         .containsEntry("kafka.properties.sasl.jaas.config", "******")
         .containsEntry("job.parallelism", "6");
-    assertThat(config.effective().values()).doesNotContain("s3cr3t");
+    assertThat(config.effective().values()).doesNotContain("s3cr3t", "id:shh");
   }
 
   @Test

@@ -1,0 +1,39 @@
+package dev.tally.runtime.guice;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Module;
+import com.google.inject.Stage;
+import dev.tally.adapters.iceberg.IcebergSinkModule;
+import dev.tally.adapters.kafka.KafkaDeadLetterModule;
+import dev.tally.adapters.kafka.KafkaSourceModule;
+import dev.tally.runtime.config.TallyConfig;
+import java.util.List;
+
+/**
+ * The one place the injector is created: whole modules picked from validated configuration, one per
+ * feature (Kafka source, dead letters, Iceberg sink, state backend, checkpoint policy, restart
+ * strategy, job).
+ */
+public final class TallyModules {
+
+  private TallyModules() {}
+
+  /** The modules of a job configured by {@code config}. */
+  public static List<Module> of(TallyConfig config) {
+    return List.of(
+        new StrictBindingsModule(),
+        new KafkaSourceModule(config.kafka().source()),
+        new KafkaDeadLetterModule(config.kafka().deadLetter()),
+        new IcebergSinkModule(config.iceberg()),
+        new StateBackendModule(config.state()),
+        new CheckpointPolicyModule(config.checkpoints()),
+        new RestartStrategyModule(config.restart()),
+        new JobModule(config.job(), config.aggregation()));
+  }
+
+  /** Creates the injector, in production stage so every singleton is built and checked at once. */
+  public static Injector injector(TallyConfig config) {
+    return Guice.createInjector(Stage.PRODUCTION, of(config));
+  }
+}
