@@ -28,11 +28,16 @@ class HexagonArchitectureTest {
             .importPackages("dev.tally");
     assertThat(tally.stream().map(c -> c.getPackageName()).distinct())
         .as("packages of every module are on the class path")
-        .contains("dev.tally.domain.transaction", "dev.tally.ports.in", "dev.tally.adapters.kafka");
+        .contains(
+            "dev.tally.domain.transaction",
+            "dev.tally.ports.in",
+            "dev.tally.adapters.kafka",
+            "dev.tally.adapters.iceberg",
+            "dev.tally.runtime.topology");
   }
 
   @Test
-  void dependenciesPointInwardFromAdaptersThroughPortsToTheDomain() {
+  void dependenciesPointInwardFromTheRuntimeThroughAdaptersAndPortsToTheDomain() {
     layeredArchitecture()
         .consideringOnlyDependenciesInLayers()
         .layer("Domain")
@@ -41,12 +46,49 @@ class HexagonArchitectureTest {
         .definedBy("dev.tally.ports..")
         .layer("Kafka adapter")
         .definedBy("dev.tally.adapters.kafka..")
-        .whereLayer("Kafka adapter")
+        .layer("Iceberg adapter")
+        .definedBy("dev.tally.adapters.iceberg..")
+        .layer("Runtime")
+        .definedBy("dev.tally.runtime..")
+        .whereLayer("Runtime")
         .mayNotBeAccessedByAnyLayer()
+        .whereLayer("Kafka adapter")
+        .mayOnlyBeAccessedByLayers("Runtime")
+        .whereLayer("Iceberg adapter")
+        .mayOnlyBeAccessedByLayers("Runtime")
         .whereLayer("Ports")
-        .mayOnlyBeAccessedByLayers("Kafka adapter")
+        .mayOnlyBeAccessedByLayers("Kafka adapter", "Iceberg adapter", "Runtime")
         .whereLayer("Domain")
-        .mayOnlyBeAccessedByLayers("Ports", "Kafka adapter")
+        .mayOnlyBeAccessedByLayers("Ports", "Kafka adapter", "Iceberg adapter", "Runtime")
+        .check(tally);
+  }
+
+  @Test
+  void theIcebergAdapterNeverSeesAnotherAdapterOrTheRuntime() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.tally.adapters.iceberg..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.tally.adapters.kafka..", "dev.tally.runtime..", "dev.tally.stack..")
+        .allowEmptyShould(false)
+        .check(tally);
+  }
+
+  @Test
+  void productionCodeNeverDependsOnTheLocalStackOrTheDemo() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(
+            "dev.tally.domain..",
+            "dev.tally.ports..",
+            "dev.tally.adapters..",
+            "dev.tally.runtime..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("dev.tally.stack..", "dev.tally.demo..")
+        .allowEmptyShould(false)
         .check(tally);
   }
 

@@ -1,0 +1,73 @@
+package dev.tally.it.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.jar.JarFile;
+import java.util.zip.ZipEntry;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The job jar users hand to {@code flink run}: Tally and its connectors, never Flink, tests or the
+ * local stack.
+ */
+class JobJarIT {
+
+  private static List<String> entries;
+  private static String mainClass;
+
+  @BeforeAll
+  static void readJar() throws Exception {
+    Path jar = Path.of(System.getProperty("tally.job.jar"));
+    assertThat(jar).as("built by runtime-flink's package phase").isRegularFile();
+    try (JarFile file = new JarFile(jar.toFile())) {
+      entries = file.stream().map(ZipEntry::getName).toList();
+      mainClass = file.getManifest().getMainAttributes().getValue("Main-Class");
+    }
+    assertThat(Files.size(jar)).isGreaterThan(1_000_000);
+  }
+
+  @Test
+  void itStartsTallyMain() {
+    assertThat(mainClass).isEqualTo("dev.tally.runtime.TallyMain");
+    assertThat(entries)
+        .contains(
+            "dev/tally/runtime/TallyMain.class", "dev/tally/domain/transaction/Transaction.class");
+  }
+
+  @Test
+  void itCarriesTheConnectorsTheJobNeeds() {
+    assertThat(entries)
+        .contains(
+            "org/apache/flink/connector/kafka/source/KafkaSource.class",
+            "org/apache/iceberg/flink/sink/IcebergSink.class",
+            "org/apache/iceberg/aws/s3/S3FileIO.class",
+            "dev/tally/shaded/snakeyaml/engine/v2/api/Load.class");
+  }
+
+  @Test
+  void itHoldsNoTestLocalStackOrFlinkClasses() {
+    assertThat(entries)
+        .noneMatch(
+            e ->
+                e.startsWith("dev/tally/stack/")
+                    || e.startsWith("dev/tally/demo/")
+                    || e.startsWith("dev/tally/it/"))
+        .noneMatch(
+            e ->
+                e.startsWith("dev/tally/")
+                    && (e.endsWith("Test.class")
+                        || e.endsWith("ITCase.class")
+                        || e.endsWith("IT.class")))
+        .noneMatch(e -> e.startsWith("dev/tally/domain/fixtures/"))
+        .noneMatch(
+            e ->
+                e.startsWith("org/apache/flink/runtime/")
+                    || e.startsWith("org/apache/flink/api/common/"))
+        .noneMatch(e -> e.startsWith("org/apache/flink/streaming/api/environment/"))
+        .noneMatch(e -> e.startsWith("org/junit/") || e.startsWith("org/assertj/"));
+  }
+}
