@@ -46,7 +46,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * back from Iceberg.
  *
  * <pre>
- * ./demo.sh [--duration 150s] [--rate 300]
+ * ./demo.sh [--duration 120s] [--rate 300]
  * </pre>
  */
 public final class TallyDemo {
@@ -66,7 +66,7 @@ public final class TallyDemo {
   private TallyDemo() {}
 
   public static void main(String[] args) throws Exception {
-    Duration duration = Duration.ofSeconds(150);
+    Duration duration = Duration.ofSeconds(120);
     int rate = 300;
     int webPort = 8081;
     for (int i = 0; i < args.length; i++) {
@@ -76,7 +76,7 @@ public final class TallyDemo {
         case "--web-port" -> webPort = Integer.parseInt(args[++i]);
         default ->
             throw new IllegalArgumentException(
-                "unknown argument " + args[i] + "; use --duration 150s --rate 300");
+                "unknown argument " + args[i] + "; use --duration 120s --rate 300");
       }
     }
     Path jobJar =

@@ -23,6 +23,7 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
@@ -125,6 +126,15 @@ final class SpendingAggregator
     MetricGroup tally = getRuntimeContext().getMetricGroup().addGroup("tally");
     duplicates = tally.counter("duplicatesDropped");
     windowsEmitted = tally.counter("windowsEmitted");
+    // How far event time trails the wall clock at this operator: the freshness every closed window
+    // waits for.
+    tally.gauge(
+        "watermarkLagMillis",
+        (Gauge<Long>)
+            () ->
+                lastSeenWatermark == Long.MIN_VALUE
+                    ? -1L
+                    : System.currentTimeMillis() - lastSeenWatermark);
     rejected = new EnumMap<>(RejectionReason.class);
     MetricGroup byReason = tally.addGroup("rejected");
     for (RejectionReason reason :
