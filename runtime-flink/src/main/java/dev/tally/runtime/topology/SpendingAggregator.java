@@ -198,6 +198,10 @@ final class SpendingAggregator
     if (lastMillis <= watermark) {
       // Late but within the allowed lateness: the window's row is already out, so upsert it now.
       open.put(key, new WindowState(updated.totalSpentCents(), updated.transactionCount(), true));
+      if (current == null) {
+        // The window's first event arrived after its end: only the cleanup timer is still to come.
+        ctx.timerService().registerEventTimeTimer(lastMillis + lateness);
+      }
       emit(ctx.getCurrentKey(), key, updated, out);
       return;
     }

@@ -199,6 +199,26 @@ class SpendingAggregatorTest {
   }
 
   @Test
+  void aWindowWhoseFirstEventIsLateWithinTheLatenessIsEmittedAndStillCleanedUp() throws Exception {
+    harness.close();
+    harness = harness(settings(Duration.ofMinutes(10), Duration.ZERO));
+    watermark(H10.plusSeconds(3_600 + 60));
+    process(aTransaction().user("alice").amount(42).at(H10.plusSeconds(30)).build());
+    int timersWhileOpen = harness.numEventTimeTimers();
+
+    watermark(H10.plusSeconds(3_600 + 600));
+    watermark(H10.plus(Duration.ofHours(26)));
+
+    assertThat(rows()).containsExactly("alice/EUR@2026-11-29T10:00:00Z=42#1");
+    assertThat(timersWhileOpen).as("window cleanup and dedupe cleanup").isEqualTo(2);
+    assertThat(harness.numEventTimeTimers()).isZero();
+    process(aTransaction().user("alice").amount(1).at(H10.plusSeconds(31)).build());
+    assertThat(rejections())
+        .extracting(RejectedRecord::reason)
+        .containsExactly(RejectionReason.LATE);
+  }
+
+  @Test
   void aTotalThatWouldOverflowRejectsTheRecordAndKeepsThePreviousTotal() throws Exception {
     process(aTransaction().user("alice").amount(Long.MAX_VALUE - 1).at(H10).build());
     process(aTransaction().user("alice").amount(2).at(H10.plusSeconds(1)).build());
