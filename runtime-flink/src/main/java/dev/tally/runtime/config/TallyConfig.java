@@ -3,8 +3,10 @@ package dev.tally.runtime.config;
 import dev.tally.adapters.iceberg.IcebergSinkOptions;
 import dev.tally.adapters.kafka.TransactionTimeoutCheck;
 import dev.tally.runtime.topology.AggregationSettings;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * The whole validated configuration, one typed part per feature. {@link #read(ConfigSource)}
@@ -28,7 +30,8 @@ public record TallyConfig(
     Objects.requireNonNull(checkpoints, "checkpoints");
     Objects.requireNonNull(restart, "restart");
     Objects.requireNonNull(job, "job");
-    effective = Map.copyOf(effective);
+    // Sorted, so the start-up log lists keys in a stable, readable order.
+    effective = Collections.unmodifiableMap(new TreeMap<>(effective));
   }
 
   /**
