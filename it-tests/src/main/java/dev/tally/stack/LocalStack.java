@@ -144,8 +144,9 @@ public final class LocalStack implements AutoCloseable {
     text.append("  S3 endpoint              ").append(objectStore.endpoint());
     text.append("  bucket ").append(objectStore.bucket());
     text.append("  region ").append(objectStore.region()).append('\n');
-    text.append("  S3 access key / secret   ").append(objectStore.accessKey()).append(" / ");
-    text.append(objectStore.secretKey()).append('\n');
+    // The secret is generated per run and only for loopback, but secrets are never printed.
+    text.append("  S3 access key            ").append(objectStore.accessKey());
+    text.append(" (secret: ObjectStore.secretKey())\n");
     text.append("  Iceberg REST catalog     ").append(catalog.uri());
     text.append("  warehouse ").append(catalog.warehouse()).append('\n');
     line(text, "kafka", kafka.process());
