@@ -17,8 +17,9 @@ public final class AggregationConfig {
   public static final String ALLOWED_LATENESS = "aggregation.allowed-lateness";
 
   /**
-   * How long, in event time, counted transaction ids are remembered for dedupe; at least window
-   * size plus allowed lateness. Default 24h.
+   * How long, in event time, counted transaction ids are remembered for dedupe, at least: an id is
+   * forgotten on the first hour boundary after its window's end plus this retention. At least
+   * window size plus allowed lateness. Default 24h.
    */
   public static final String DEDUPE_RETENTION = "aggregation.dedupe-retention";
 

@@ -194,7 +194,11 @@ final class SpendingAggregator
       return;
     }
     seen.put(tx.transactionId(), SeenTransaction.of(tx));
-    ctx.timerService().registerEventTimeTimer(dedupeCleanupTime(eventTime));
+    if (current == null) {
+      // One dedupe-cleanup timer per (currency, window), not per record: registering a timer is a
+      // RocksDB write. It fires after every id of the window has passed its retention.
+      ctx.timerService().registerEventTimeTimer(dedupeCleanupTime(start + windowSize));
+    }
     if (lastMillis <= watermark) {
       // Late but within the allowed lateness: the window's row is already out, so upsert it now.
       open.put(key, new WindowState(updated.totalSpentCents(), updated.transactionCount(), true));
@@ -224,8 +228,9 @@ final class SpendingAggregator
   public void onTimer(long timestamp, OnTimerContext ctx, Collector<WindowedSpending> out)
       throws Exception {
     String user = ctx.getCurrentKey();
+    long watermark = observeWatermark(ctx.timerService().currentWatermark());
     if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
-      emitChangedOpenWindows(user, observeWatermark(ctx.timerService().currentWatermark()), out);
+      emitChangedOpenWindows(user, watermark, out);
       return;
     }
     fireAndCleanWindows(user, timestamp, out);
@@ -333,11 +338,11 @@ final class SpendingAggregator
   }
 
   /**
-   * The first hour-aligned instant at or after the entry expires, so ids of one hour share one
-   * timer.
+   * The first hour-aligned instant after the ids of a window ending at {@code windowEnd} expire, so
+   * the windows of one hour share one timer.
    */
-  private long dedupeCleanupTime(long eventTime) {
-    long expiry = eventTime + retention;
+  private long dedupeCleanupTime(long windowEnd) {
+    long expiry = windowEnd + retention;
     return expiry - Math.floorMod(expiry, DEDUPE_TIMER_GRANULARITY) + DEDUPE_TIMER_GRANULARITY;
   }
 

@@ -207,7 +207,7 @@ class SpendingAggregatorTest {
     int timersWhileOpen = harness.numEventTimeTimers();
 
     watermark(H10.plusSeconds(3_600 + 600));
-    watermark(H10.plus(Duration.ofHours(26)));
+    watermark(H10.plus(Duration.ofHours(27)));
 
     assertThat(rows()).containsExactly("alice/EUR@2026-11-29T10:00:00Z=42#1");
     assertThat(timersWhileOpen).as("window cleanup and dedupe cleanup").isEqualTo(2);
@@ -262,15 +262,16 @@ class SpendingAggregatorTest {
             .amount(100)
             .at(H10.plus(Duration.ofHours(23)))
             .build());
-    watermark(H10.plus(Duration.ofHours(26)));
-    // After it, the same id is a new transaction again.
+    // Ids are kept at least the retention after their window's end, on hour-aligned timers: by 27 h
+    // the id is forgotten and the same id is a new transaction again.
+    watermark(H10.plus(Duration.ofHours(27)));
     process(
-        aTransaction().id("t1").user("alice").amount(7).at(H10.plus(Duration.ofHours(26))).build());
+        aTransaction().id("t1").user("alice").amount(7).at(H10.plus(Duration.ofHours(27))).build());
     watermark(H10.plus(Duration.ofHours(60)));
 
     assertThat(rows())
         .containsExactly(
-            "alice/EUR@2026-11-29T10:00:00Z=100#1", "alice/EUR@2026-11-30T12:00:00Z=7#1");
+            "alice/EUR@2026-11-29T10:00:00Z=100#1", "alice/EUR@2026-11-30T13:00:00Z=7#1");
     assertThat(rejections())
         .extracting(RejectedRecord::reason)
         .containsExactly(RejectionReason.CONFLICTING_DUPLICATE);
