@@ -62,13 +62,16 @@ public final class FlinkCluster implements AutoCloseable {
           "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
 
   // Sized for a two-core machine that also runs Kafka, the catalog, the store and the tests.
-  // TaskManager: process 1280m = metaspace 256m + overhead 192m + Flink 832m; Flink 832m =
+  // TaskManager: process 1536m = metaspace 512m + overhead 192m + Flink 832m; Flink 832m =
   // framework heap 128m + task heap 320m + framework off-heap 128m + network 64m + managed 192m.
-  private static final String JM_PROCESS_SIZE = "1024m";
-  private static final List<String> JM_JVM = List.of("-Xmx448m", "-XX:MaxMetaspaceSize=256m");
-  private static final String TM_PROCESS_SIZE = "1280m";
+  // Metaspace is twice Flink's default: a session cluster loads the ~180 MB job jar (Iceberg, the
+  // AWS SDK, Hadoop, Kafka clients) in a fresh class loader for every job and every restart, and
+  // 256m ran out (OutOfMemoryError: Metaspace) on the third job of one TaskManager.
+  private static final String JM_PROCESS_SIZE = "1280m";
+  private static final List<String> JM_JVM = List.of("-Xmx448m", "-XX:MaxMetaspaceSize=512m");
+  private static final String TM_PROCESS_SIZE = "1536m";
   private static final List<String> TM_JVM =
-      List.of("-Xmx448m", "-XX:MaxDirectMemorySize=192m", "-XX:MaxMetaspaceSize=256m");
+      List.of("-Xmx448m", "-XX:MaxDirectMemorySize=192m", "-XX:MaxMetaspaceSize=512m");
 
   private final Path dir;
   private final Path confDir;
@@ -119,6 +122,7 @@ public final class FlinkCluster implements AutoCloseable {
     config.put("jobmanager.rpc.port", Integer.toString(rpcPort));
     config.put("jobmanager.bind-host", host);
     config.put("jobmanager.memory.process.size", JM_PROCESS_SIZE);
+    config.put("jobmanager.memory.jvm-metaspace.size", "512m");
     config.put("rest.address", host);
     config.put("rest.bind-address", host);
     config.put("rest.port", Integer.toString(restPort));
@@ -136,7 +140,7 @@ public final class FlinkCluster implements AutoCloseable {
     config.put("taskmanager.memory.managed.size", "192m");
     config.put("taskmanager.memory.network.min", "64m");
     config.put("taskmanager.memory.network.max", "64m");
-    config.put("taskmanager.memory.jvm-metaspace.size", "256m");
+    config.put("taskmanager.memory.jvm-metaspace.size", "512m");
     config.put("taskmanager.memory.jvm-overhead.min", "192m");
     config.put("taskmanager.memory.jvm-overhead.max", "192m");
     // Spread a job's slots over the TaskManagers, so losing one TaskManager hits every job.
@@ -167,7 +171,7 @@ public final class FlinkCluster implements AutoCloseable {
       for (int i = 0; i < taskManagers; i++) {
         cluster.launchTaskManager();
       }
-      cluster.awaitTaskManagers(taskManagers);
+      cluster.awaitTaskManagers(cluster.taskManagers.stream().map(ServiceProcess::name).toList());
       return cluster;
     } catch (RuntimeException e) {
       cluster.close();
@@ -204,14 +208,14 @@ public final class FlinkCluster implements AutoCloseable {
   }
 
   /**
-   * Starts one more TaskManager and waits until the JobManager counts it.
+   * Starts one more TaskManager and waits until the JobManager has registered it.
    *
    * @return its index for {@link #killTaskManager(int)}
    */
   public int startTaskManager() {
-    int expected = runningTaskManagers() + 1;
     launchTaskManager();
-    awaitTaskManagers(expected);
+    awaitTaskManagers(
+        taskManagers.stream().filter(ServiceProcess::isAlive).map(ServiceProcess::name).toList());
     return taskManagers.size() - 1;
   }
 
@@ -220,9 +224,17 @@ public final class FlinkCluster implements AutoCloseable {
     return taskManagers.get(index).name();
   }
 
-  /** TaskManagers the JobManager currently counts (from {@code /overview}). */
-  public int registeredTaskManagers() {
-    return (int) asLong(Json.parse(get("/overview")).get("taskmanagers"));
+  /**
+   * The resource ids of the TaskManagers registered at the JobManager (from {@code /taskmanagers});
+   * a killed one stays until its heartbeat times out.
+   */
+  @SuppressWarnings("unchecked")
+  public Set<String> registeredTaskManagers() {
+    Set<String> ids = new LinkedHashSet<>();
+    for (Object tm : (List<Object>) Json.parse(get("/taskmanagers")).get("taskmanagers")) {
+      ids.add((String) ((Map<String, Object>) tm).get("id"));
+    }
+    return ids;
   }
 
   /** The job's status ({@code RUNNING}, {@code FINISHED}, {@code RESTARTING}, ...). */
@@ -386,11 +398,7 @@ public final class FlinkCluster implements AutoCloseable {
     taskManagers.add(tm);
   }
 
-  private int runningTaskManagers() {
-    return (int) taskManagers.stream().filter(ServiceProcess::isAlive).count();
-  }
-
-  private void awaitTaskManagers(int expected) {
+  private void awaitTaskManagers(List<String> expected) {
     long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
     while (true) {
       for (ServiceProcess tm : taskManagers) {
@@ -400,7 +408,7 @@ public final class FlinkCluster implements AutoCloseable {
         }
       }
       try {
-        if (registeredTaskManagers() == expected) {
+        if (registeredTaskManagers().containsAll(expected)) {
           return;
         }
       } catch (RuntimeException e) {
@@ -408,9 +416,9 @@ public final class FlinkCluster implements AutoCloseable {
       }
       if (System.nanoTime() - deadline >= 0) {
         throw new StackException(
-            "the JobManager did not count "
+            "the JobManager did not register TaskManagers "
                 + expected
-                + " TaskManagers within "
+                + " within "
                 + READY_TIMEOUT
                 + "\n"
                 + jobManager.logTail());
