@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -174,6 +175,28 @@ public final class ServiceProcess implements AutoCloseable {
     if (process.exitValue() != 0) {
       throw failure("failed with exit code " + process.exitValue(), null);
     }
+  }
+
+  /**
+   * Ends the JVM at once, as {@code kill -9} does: no shutdown hooks, no clean close of files or
+   * connections. Waits until the process is gone. Through this process's own handle only.
+   */
+  public void kill() {
+    process.destroyForcibly();
+    try {
+      if (!process.waitFor(GRACEFUL_STOP.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new StackException(name + " (pid " + process.pid() + ") did not end after SIGKILL");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StackException(name + ": interrupted while waiting for it to end", e);
+    }
+    LIVE.remove(process);
+  }
+
+  /** The exit code once the process has ended; empty while it runs. */
+  public OptionalInt exitCode() {
+    return process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
   }
 
   /** The last lines of the service's log, for error messages. */
