@@ -255,15 +255,8 @@ public final class TallyDemo {
         new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(work.resolve("job.log").toFile());
-    Map<String, String> env = builder.environment();
-    // S3FileIO takes credentials and region from the AWS SDK's default chain: here, the
-    // environment.
-    env.put("AWS_ACCESS_KEY_ID", stack.objectStore().accessKey());
-    env.put("AWS_SECRET_ACCESS_KEY", stack.objectStore().secretKey());
-    env.put("AWS_REGION", stack.objectStore().region());
-    env.put("AWS_REQUEST_CHECKSUM_CALCULATION", "WHEN_REQUIRED");
-    env.put("AWS_RESPONSE_CHECKSUM_VALIDATION", "WHEN_REQUIRED");
-    env.put("AWS_EC2_METADATA_DISABLED", "true");
+    // S3FileIO takes credentials and region from the AWS SDK's default chain: the environment.
+    builder.environment().putAll(stack.objectStore().awsClientEnvironment());
     return builder.start();
   }
 

@@ -82,14 +82,7 @@ public final class IcebergRestCatalog implements AutoCloseable {
             .env("CATALOG_S3_ACCESS__KEY__ID", store.accessKey())
             .env("CATALOG_S3_SECRET__ACCESS__KEY", store.secretKey())
             .env("CATALOG_CLIENT_REGION", store.region())
-            // The AWS SDK: static keys and region, no instance metadata, and no checksums that
-            // S3Proxy rejects (HTTP 400 on x-amz-content-sha256).
-            .env("AWS_REGION", store.region())
-            .env("AWS_ACCESS_KEY_ID", store.accessKey())
-            .env("AWS_SECRET_ACCESS_KEY", store.secretKey())
-            .env("AWS_REQUEST_CHECKSUM_CALCULATION", "WHEN_REQUIRED")
-            .env("AWS_RESPONSE_CHECKSUM_VALIDATION", "WHEN_REQUIRED")
-            .env("AWS_EC2_METADATA_DISABLED", "true")
+            .envAll(store.awsClientEnvironment())
             .workingDirectory(dir)
             .logFile(dir.resolve("iceberg-rest.log"))
             .start();

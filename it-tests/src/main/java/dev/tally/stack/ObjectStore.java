@@ -12,7 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 
@@ -138,6 +141,22 @@ public final class ObjectStore implements AutoCloseable {
   /** The region clients should name; S3Proxy accepts any, the AWS SDK insists on one. */
   public String region() {
     return REGION;
+  }
+
+  /**
+   * The environment a JVM using {@code S3FileIO} against this store needs: static keys and region
+   * from the AWS SDK's default chain, no instance-metadata lookups, and no checksums S3Proxy
+   * rejects (HTTP 400 on {@code x-amz-content-sha256}).
+   */
+  public Map<String, String> awsClientEnvironment() {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("AWS_REGION", region());
+    env.put("AWS_ACCESS_KEY_ID", accessKey());
+    env.put("AWS_SECRET_ACCESS_KEY", secretKey());
+    env.put("AWS_REQUEST_CHECKSUM_CALCULATION", "WHEN_REQUIRED");
+    env.put("AWS_RESPONSE_CHECKSUM_VALIDATION", "WHEN_REQUIRED");
+    env.put("AWS_EC2_METADATA_DISABLED", "true");
+    return Collections.unmodifiableMap(env);
   }
 
   /**

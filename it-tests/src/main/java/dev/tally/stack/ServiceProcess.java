@@ -343,6 +343,12 @@ public final class ServiceProcess implements AutoCloseable {
       return this;
     }
 
+    /** Sets every variable of {@code variables}. */
+    public Builder envAll(Map<String, String> variables) {
+      variables.forEach(this::env);
+      return this;
+    }
+
     /**
      * Drops inherited environment variables whose name starts with {@code prefix}, so a setting of
      * the developer's shell (an {@code AWS_PROFILE}, a stray {@code CATALOG_*}) cannot leak in.

@@ -16,7 +16,6 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -86,13 +85,7 @@ class FlinkClusterIT {
             .resolve(Long.toString(System.currentTimeMillis()))
             .toAbsolutePath();
     stack = LocalStack.start(root.resolve("stack"));
-    Map<String, String> aws = new LinkedHashMap<>();
-    aws.put("AWS_ACCESS_KEY_ID", stack.objectStore().accessKey());
-    aws.put("AWS_SECRET_ACCESS_KEY", stack.objectStore().secretKey());
-    aws.put("AWS_REGION", stack.objectStore().region());
-    aws.put("AWS_REQUEST_CHECKSUM_CALCULATION", "WHEN_REQUIRED");
-    aws.put("AWS_RESPONSE_CHECKSUM_VALIDATION", "WHEN_REQUIRED");
-    aws.put("AWS_EC2_METADATA_DISABLED", "true");
+    Map<String, String> aws = stack.objectStore().awsClientEnvironment();
     long started = System.nanoTime();
     cluster = FlinkCluster.start(root.resolve("flink"), 2, 2, aws);
     System.out.printf(
