@@ -6,10 +6,13 @@ import dev.tally.runtime.config.ConfigurationException;
 import dev.tally.runtime.config.TallyConfig;
 import dev.tally.runtime.guice.TallyModules;
 import dev.tally.runtime.job.TallyJob;
+import dev.tally.runtime.sql.QueryCommand;
+import dev.tally.runtime.sql.SqlCommand;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import org.apache.flink.configuration.Configuration;
@@ -37,6 +40,8 @@ public final class TallyMain {
   static final String USAGE =
       """
       Usage: TallyMain [--config tally.yaml] [--set key=value]... [--local [--web-port 8081]] [--print-config]
+             TallyMain sql --file pipeline.sql [--config tally.yaml] ...   (a Flink SQL script; sql --help)
+             TallyMain query [--config tally.yaml] "SELECT ..."            (look at the table; query --help)
 
         --config FILE    YAML configuration (see docs/configuration.md); ${ENV} references are resolved
         --set KEY=VALUE  override one key (repeatable), e.g. --set checkpoints.interval=30s
@@ -83,6 +88,17 @@ public final class TallyMain {
   }
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && (args[0].equals("sql") || args[0].equals("query"))) {
+      String[] rest = Arrays.copyOfRange(args, 1, args.length);
+      int code =
+          args[0].equals("sql")
+              ? SqlCommand.run(rest, System::getenv, System.out, System.err)
+              : QueryCommand.run(rest, System::getenv, System.out, System.err);
+      if (code != 0) {
+        System.exit(code);
+      }
+      return;
+    }
     if (List.of(args).contains("--help")) {
       System.out.println(USAGE);
       return;
@@ -101,10 +117,7 @@ public final class TallyMain {
       System.exit(2);
       return;
     }
-    StringBuilder effective = new StringBuilder("Effective configuration (secrets masked):");
-    config
-        .effective()
-        .forEach((k, v) -> effective.append("\n  ").append(k).append(" = ").append(v));
+    String effective = config.describe();
     if (arguments.printConfig()) {
       System.out.println(effective);
       return;

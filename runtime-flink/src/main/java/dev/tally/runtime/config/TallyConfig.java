@@ -34,6 +34,13 @@ public record TallyConfig(
     effective = Collections.unmodifiableMap(new TreeMap<>(effective));
   }
 
+  /** The effective configuration as log text, one key per line, secrets masked. */
+  public String describe() {
+    StringBuilder text = new StringBuilder("Effective configuration (secrets masked):");
+    effective.forEach((k, v) -> text.append("\n  ").append(k).append(" = ").append(v));
+    return text.toString();
+  }
+
   /**
    * Reads and validates every feature.
    *
