@@ -13,10 +13,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.catalog.Catalog;
 import org.apache.flink.table.catalog.CatalogManager;
+import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.operations.BeginStatementSetOperation;
 import org.apache.flink.table.operations.EndStatementSetOperation;
 import org.apache.flink.table.operations.ExplainOperation;
@@ -192,8 +194,8 @@ public final class SqlRunner {
   }
 
   /**
-   * Creates the catalog as Flink would, then puts a dry-run view in its place: later statements
-   * read the real catalog's databases and tables but change nothing in it.
+   * Creates the catalog with its factory, as Flink would, and registers a dry-run view of it: later
+   * statements read the real catalog's databases and tables but change nothing in it.
    */
   // registerCatalog is deprecated in favour of catalog descriptors, which name a factory; only it
   // registers a catalog instance, and the dry-run view is one.
@@ -201,18 +203,18 @@ public final class SqlRunner {
   private static void createDryRunCatalog(
       TableEnvironmentInternal session, CreateCatalogOperation create) {
     CatalogManager catalogs = session.getCatalogManager();
-    boolean existed = catalogs.getCatalog(create.getCatalogName()).isPresent();
-    session.executeInternal(create);
-    if (existed) {
-      return; // IF NOT EXISTS on a catalog this session already wraps
+    String name = create.getCatalogName();
+    if (catalogs.getCatalog(name).isPresent()) {
+      if (create.isIgnoreIfExists()) {
+        return;
+      }
+      throw new ValidationException("Catalog " + name + " already exists.");
     }
     Catalog real =
-        catalogs
-            .getCatalog(create.getCatalogName())
-            .orElseThrow(() -> new IllegalStateException(create.getCatalogName() + " vanished"));
-    catalogs.unregisterCatalog(create.getCatalogName(), false);
-    catalogs.registerCatalog(
-        create.getCatalogName(), DryRunCatalog.over(create.getCatalogName(), real));
+        FactoryUtil.createCatalog(
+            name, create.getProperties(), session.getConfig(), SqlRunner.class.getClassLoader());
+    real.open();
+    catalogs.registerCatalog(name, DryRunCatalog.over(name, real));
   }
 
   /** {@code e} as a script problem at the statement, or at Flink's position inside it. */
