@@ -3,6 +3,9 @@ package dev.tally.it.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.adapters.kafka.DeadLetterHeaders;
+import dev.tally.it.support.SpendingRows;
+import dev.tally.it.support.SpendingRows.Key;
+import dev.tally.it.support.SpendingRows.Totals;
 import dev.tally.stack.FlinkCluster;
 import dev.tally.stack.LocalStack;
 import java.io.IOException;
@@ -12,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -27,11 +29,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -421,24 +419,8 @@ class FlinkClusterIT {
     }
 
     Map<Key, Totals> table() {
-      Table table = catalog.loadTable(TableIdentifier.of("analytics", "spending_" + name));
-      Map<Key, Totals> rows = new TreeMap<>();
-      try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
-        for (Record r : records) {
-          Key key =
-              new Key(
-                  (String) r.getField("user_id"),
-                  (String) r.getField("currency"),
-                  ((OffsetDateTime) r.getField("window_start")).toInstant());
-          Totals totals =
-              new Totals(
-                  (Long) r.getField("total_spent_cents"), (Long) r.getField("transaction_count"));
-          assertThat(rows.put(key, totals)).as("one row per key: %s", key).isNull();
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      return rows;
+      return SpendingRows.readTallyTable(
+          catalog, TableIdentifier.of("analytics", "spending_" + name));
     }
 
     Map<Key, Totals> tableIfExists() {
@@ -451,19 +433,6 @@ class FlinkClusterIT {
 
   /** A rejected record: where it was in the source topic and why. */
   record Rejection(int partition, long offset, String reason) {}
-
-  record Key(String userId, String currency, Instant windowStart) implements Comparable<Key> {
-    @Override
-    public int compareTo(Key o) {
-      int c = userId.compareTo(o.userId);
-      if (c == 0) {
-        c = currency.compareTo(o.currency);
-      }
-      return c != 0 ? c : windowStart.compareTo(o.windowStart);
-    }
-  }
-
-  record Totals(long sum, long count) {}
 
   /** A record to produce: its partition (by user), key, value, timestamp, and expected verdict. */
   record Input(int partition, String key, byte[] value, long timestamp, String rejected) {}
@@ -557,10 +526,7 @@ class FlinkClusterIT {
 
     private void count(String userId, String currency, long eventTime, long amount) {
       Instant window = Instant.ofEpochMilli(eventTime - Math.floorMod(eventTime, 3_600_000L));
-      oracle.merge(
-          new Key(userId, currency, window),
-          new Totals(amount, 1),
-          (a, b) -> new Totals(a.sum() + b.sum(), a.count() + b.count()));
+      oracle.merge(new Key(userId, currency, window), new Totals(amount, 1), Totals::plus);
     }
 
     private static String json(

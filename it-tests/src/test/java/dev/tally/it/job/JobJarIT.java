@@ -49,6 +49,27 @@ class JobJarIT {
   }
 
   @Test
+  void itCarriesTheSqlRunnerAndTheSqlConnectorsButNotFlinksPlanner() {
+    assertThat(entries)
+        .contains(
+            "dev/tally/runtime/sql/SqlRunner.class",
+            "dev/tally/runtime/sql/QueryCommand.class",
+            // 'connector' = 'kafka' and CREATE CATALOG … ('type' = 'iceberg'), found as services
+            "org/apache/flink/streaming/connectors/kafka/table/KafkaDynamicTableFactory.class",
+            "org/apache/iceberg/flink/FlinkCatalogFactory.class",
+            "META-INF/services/org.apache.flink.table.factories.Factory");
+    // The Table API, the planner and the JSON format come from the cluster's lib/: a second copy
+    // in the job jar would register their factories twice.
+    assertThat(entries)
+        .noneMatch(e -> e.startsWith("org/apache/flink/table/planner/"))
+        .noneMatch(
+            e ->
+                e.equals("org/apache/flink/table/api/TableEnvironment.class")
+                    || e.startsWith("org/apache/flink/table/api/bridge/"))
+        .noneMatch(e -> e.startsWith("org/apache/flink/formats/json/"));
+  }
+
+  @Test
   void itHoldsNoTestLocalStackOrFlinkClasses() {
     assertThat(entries)
         .noneMatch(

@@ -1,0 +1,395 @@
+package dev.tally.it.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.it.support.SpendingRows;
+import dev.tally.it.support.SpendingRows.Key;
+import dev.tally.it.support.SpendingRows.Totals;
+import dev.tally.runtime.TallyMain;
+import dev.tally.runtime.config.ConfigSource;
+import dev.tally.runtime.config.TallyConfig;
+import dev.tally.runtime.sql.QueryCommand;
+import dev.tally.runtime.sql.SqlCommand;
+import dev.tally.runtime.sql.SqlRunner;
+import dev.tally.runtime.sql.SqlScript;
+import dev.tally.runtime.sql.SqlScriptException;
+import dev.tally.runtime.sql.TextTable;
+import dev.tally.stack.LocalStack;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.JobListener;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The seed's Flink SQL pipeline, run by Tally's SQL runner exactly as {@code examples/sql} holds
+ * it, against the real local stack (a Kafka broker, an Iceberg REST catalog, an S3-compatible
+ * store): for input the seed's SQL has an answer for (one currency, no duplicates, no bad records,
+ * nothing late) it writes the same rows as Tally's Java pipeline, and a script with a bad statement
+ * is rejected at its line before anything runs.
+ */
+class SqlPipelineIT {
+
+  private static final Path EXAMPLES = Path.of("..", "examples", "sql");
+  private static final String TOPIC = "financial-transactions"; // as the seed's SQL names it
+  private static final int PARTITIONS = 4;
+  private static final int USERS = 60;
+  private static final int EVENTS = 12_000;
+  // In the past: the broker refuses record timestamps more than an hour ahead of its clock.
+  private static final Instant BASE = Instant.parse("2026-01-15T00:00:00Z");
+  private static final Duration SPAN = Duration.ofHours(4);
+  // The Flink SQL JSON form of TIMESTAMP(3), which the seed's source table reads and Tally reads
+  // as UTC.
+  private static final DateTimeFormatter SQL_TIMESTAMP =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
+
+  private static Path root;
+  private static LocalStack stack;
+  private static RESTCatalog catalog;
+  private static Map<String, String> environment;
+  private static Path tallyYaml;
+
+  @BeforeAll
+  static void startStack() throws IOException {
+    // Under target/, not a @TempDir: the services' logs stay for diagnosis.
+    root =
+        Files.createDirectories(Path.of("target", "sql-pipeline-it"))
+            .resolve(Long.toString(System.currentTimeMillis()))
+            .toAbsolutePath();
+    stack = LocalStack.start(root.resolve("stack"));
+    // S3FileIO, in the readers here and in the jobs this JVM runs, takes keys from the AWS SDK's
+    // default chain: these system properties.
+    System.setProperty("aws.accessKeyId", stack.objectStore().accessKey());
+    System.setProperty("aws.secretAccessKey", stack.objectStore().secretKey());
+    catalog = new RESTCatalog();
+    catalog.initialize("reader", stack.catalog().clientProperties());
+    stack.kafka().createTopic(TOPIC, PARTITIONS, Map.of("retention.ms", "-1"));
+    stack.kafka().createTopic(TOPIC + ".dlq", 1, Map.of("retention.ms", "-1"));
+
+    // What the examples read from the environment; a bounded read from the first offset, so that
+    // each job ends after the input, every window fired and the last checkpoint committed.
+    environment =
+        Map.of(
+            "KAFKA_BOOTSTRAP_SERVERS", stack.kafka().bootstrapServers(),
+            "ICEBERG_REST_URI", stack.catalog().uri(),
+            "ICEBERG_WAREHOUSE", stack.catalog().warehouse(),
+            "S3_ENDPOINT", stack.objectStore().endpoint(),
+            "S3_PATH_STYLE_ACCESS", "true",
+            "SCAN_STARTUP_MODE", "earliest-offset",
+            "SCAN_BOUNDED_MODE", "latest-offset");
+    tallyYaml = root.resolve("tally.yaml");
+    Files.writeString(
+        tallyYaml,
+        """
+        kafka:
+          bootstrap-servers: %s
+          source:
+            topics: [%s]
+            group-id: tally-java
+            startup-mode: earliest
+            bounded: true
+          dead-letter:
+            topic: %s.dlq
+            transactional-id-prefix: tally-sql-it-dlq
+        iceberg:
+          catalog:
+            type: rest
+            uri: %s
+            warehouse: %s
+          storage:
+            type: s3
+            s3-endpoint: %s
+            s3-path-style-access: true
+            region: %s
+          table: spending_java
+        state:
+          checkpoint-directory: %s
+        checkpoints:
+          interval: 1s
+        job:
+          parallelism: 2
+        """
+            .formatted(
+                stack.kafka().bootstrapServers(),
+                TOPIC,
+                TOPIC,
+                stack.catalog().uri(),
+                stack.catalog().warehouse(),
+                stack.objectStore().endpoint(),
+                stack.objectStore().region(),
+                root.resolve("checkpoints").toUri()),
+        StandardCharsets.UTF_8);
+  }
+
+  @AfterAll
+  static void stopStack() throws IOException {
+    if (catalog != null) {
+      catalog.close();
+    }
+    if (stack != null) {
+      stack.close();
+    }
+  }
+
+  @Test
+  @Timeout(value = 10, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void theSeedsSqlAndTallysJavaPipelineWriteTheSameRows() throws Exception {
+    Map<Key, Totals> oracle = produceOneCurrencyWithoutDuplicatesOrBadRecords();
+    TableIdentifier seedTable = TableIdentifier.of("analytics", "user_hourly_spending");
+
+    Cli seed = sql("--file", EXAMPLES.resolve("seed-pipeline.sql").toString());
+    assertThat(seed.code).as("exit code; stderr: %s", seed.err).isZero();
+    assertThat(seed.out).contains("submitted as job");
+    Map<Key, Totals> seedRows = readSeedTable(seedTable);
+
+    // The window-TVF form of the same query, into a fresh table of the same name.
+    assertThat(catalog.dropTable(seedTable, true)).isTrue();
+    Cli tvf = sql("--file", EXAMPLES.resolve("seed-pipeline-window-tvf.sql").toString());
+    assertThat(tvf.code).as("exit code; stderr: %s", tvf.err).isZero();
+    Map<Key, Totals> tvfRows = readSeedTable(seedTable);
+
+    TallyMain.main(new String[] {"--config", tallyYaml.toString()});
+    Map<Key, Totals> javaRows =
+        SpendingRows.readTallyTable(catalog, TableIdentifier.of("analytics", "spending_java"));
+
+    assertThat(seedRows).as("the seed's SQL, mapped to Tally's key").isEqualTo(javaRows);
+    assertThat(tvfRows).as("the window-TVF SQL").isEqualTo(javaRows);
+    // Not vacuous: both equal what the input must give.
+    assertThat(javaRows).isEqualTo(oracle);
+
+    // The query command shows the top spenders of a window, as docs/sql.md does.
+    Instant window = BASE.plus(Duration.ofHours(1));
+    TextTable top =
+        new TextTable(List.of("user_id", "currency", "total_spent_cents", "transaction_count"));
+    oracle.entrySet().stream()
+        .filter(e -> e.getKey().windowStart().equals(window))
+        .sorted((a, b) -> Long.compare(b.getValue().sum(), a.getValue().sum()))
+        .limit(3)
+        .forEach(
+            e ->
+                top.add(
+                    List.of(e.getKey().userId(), "EUR", e.getValue().sum(), e.getValue().count())));
+    Cli query =
+        cli(
+            QueryCommand::run,
+            "--config",
+            tallyYaml.toString(),
+            "SELECT user_id, currency, total_spent_cents, transaction_count"
+                + " FROM spending_java WHERE window_start = TIMESTAMP '2026-01-15 01:00:00'"
+                + " ORDER BY total_spent_cents DESC LIMIT 3");
+    assertThat(query.code).as("stderr: %s", query.err).isZero();
+    assertThat(query.out).isEqualTo(top.render() + "(3 rows)\n");
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aBadStatementIsRejectedAtItsLineBeforeAnythingRuns() throws Exception {
+    // The seed's script in its own namespace, its INSERT naming a column that does not exist.
+    String seed = Files.readString(EXAMPLES.resolve("seed-pipeline.sql"), StandardCharsets.UTF_8);
+    assertThat(seed).contains("SUM(amount_cents) AS total_spent_cents");
+    String bad =
+        seed.replace("analytics", "rejected")
+            .replace("SUM(amount_cents) AS total_spent_cents", "SUM(amount) AS total_spent_cents");
+    int badLine = lineOf(bad, "SUM(amount) AS");
+    Path file = root.resolve("bad.sql");
+    Files.writeString(file, bad, StandardCharsets.UTF_8);
+
+    Cli cli = sql("--file", file.toString());
+
+    assertThat(cli.code).isEqualTo(SqlCommand.SCRIPT_ERROR);
+    assertThat(cli.err)
+        .as("file, line and column, Flink's message, and the statement")
+        .startsWith(file + ":" + badLine + ":")
+        .contains("Column 'amount' not found")
+        .contains("in the statement at " + file + ":" + lineOf(bad, "INSERT INTO"));
+    assertThat(cli.out).doesNotContain("submitted");
+    // Its CREATE DATABASE and CREATE TABLE come before the bad INSERT, yet never ran.
+    assertThat(catalog.namespaceExists(Namespace.of("rejected"))).isFalse();
+
+    // The same through the runner's API, watching for any job the environment submits.
+    AtomicInteger submitted = new AtomicInteger();
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.registerJobListener(countingSubmissions(submitted));
+    SqlScript script = SqlScript.parse(file.toString(), bad, environment::get);
+    SqlRunner runner = new SqlRunner(SqlCommand.jobConfiguration(config()));
+    SqlScriptException problem = null;
+    try {
+      runner.run(script, env);
+    } catch (SqlScriptException e) {
+      problem = e;
+    }
+    assertThat(problem).isNotNull();
+    assertThat(problem.line()).isEqualTo(badLine);
+    assertThat(submitted).as("jobs submitted").hasValue(0);
+    assertThat(catalog.namespaceExists(Namespace.of("rejected"))).isFalse();
+
+    // The listener does see a job when a script is good: this check could fail.
+    SqlScript good =
+        SqlScript.parse(
+            "good.sql",
+            """
+            CREATE TABLE sink (n INT) WITH ('connector' = 'blackhole');
+            INSERT INTO sink SELECT * FROM (VALUES (1), (2)) AS t(n);
+            """,
+            environment::get);
+    TableResult result = runner.run(good, env).orElseThrow();
+    result.await(2, TimeUnit.MINUTES);
+    assertThat(submitted).hasValue(1);
+  }
+
+  @Test
+  void tallysTableDefinitionIsValidFlinkSql() throws Exception {
+    Cli cli = sql("--dry-run", "--file", EXAMPLES.resolve("tally-table.sql").toString());
+
+    assertThat(cli.code).as("stderr: %s", cli.err).isZero();
+    assertThat(cli.out).contains("3 statements valid");
+  }
+
+  private static Map<Key, Totals> produceOneCurrencyWithoutDuplicatesOrBadRecords() {
+    Map<Key, Totals> oracle = new TreeMap<>();
+    Random random = new Random(7);
+    long step = SPAN.toMillis() / EVENTS;
+    Properties props = new Properties();
+    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers());
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    List<Future<RecordMetadata>> sent = new ArrayList<>();
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
+      for (int i = 0; i < EVENTS; i++) {
+        int user = random.nextInt(USERS);
+        String userId = "user-" + user;
+        // Up to 4 s out of order within a user's partition: inside both pipelines' 5 s bound.
+        long eventTime =
+            Math.max(BASE.toEpochMilli(), BASE.toEpochMilli() + i * step - random.nextInt(4_000));
+        long amount = 1 + random.nextInt(100_000);
+        String value =
+            "{\"transaction_id\":\"tx-%d\",\"user_id\":\"%s\",\"amount_cents\":%d,\"currency\":\"EUR\",\"event_timestamp\":\"%s\"}"
+                .formatted(
+                    i, userId, amount, SQL_TIMESTAMP.format(Instant.ofEpochMilli(eventTime)));
+        sent.add(
+            producer.send(
+                new ProducerRecord<>(TOPIC, user % PARTITIONS, eventTime, userId, value)));
+        Instant window = Instant.ofEpochMilli(eventTime - Math.floorMod(eventTime, 3_600_000L));
+        oracle.merge(new Key(userId, "EUR", window), new Totals(amount, 1), Totals::plus);
+      }
+      producer.flush();
+      for (Future<RecordMetadata> record : sent) {
+        record.get(); // every record acknowledged, or the test stops here
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e);
+    }
+    assertThat(oracle).hasSizeGreaterThan(USERS * 3);
+    return oracle;
+  }
+
+  /** The seed's table, mapped to Tally's key: its one currency, its zone-less UTC window start. */
+  private static Map<Key, Totals> readSeedTable(TableIdentifier id) {
+    return SpendingRows.read(
+        catalog,
+        id,
+        r ->
+            new Key(
+                (String) r.getField("user_id"),
+                "EUR",
+                ((LocalDateTime) r.getField("window_start")).toInstant(ZoneOffset.UTC)));
+  }
+
+  private static TallyConfig config() {
+    return TallyConfig.read(ConfigSource.load(tallyYaml, List.of(), environment::get));
+  }
+
+  private static int lineOf(String text, String needle) {
+    List<String> lines = text.lines().toList();
+    List<Integer> found = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains(needle) && !lines.get(i).strip().startsWith("--")) {
+        found.add(i + 1);
+      }
+    }
+    assertThat(found).as("lines with %s", needle).hasSize(1);
+    return found.get(0);
+  }
+
+  /** {@code TallyMain sql} in this JVM, with the stack's environment and tally.yaml. */
+  private static Cli sql(String... args) throws Exception {
+    List<String> all = new ArrayList<>(List.of(args));
+    all.addAll(List.of("--config", tallyYaml.toString()));
+    return cli(SqlCommand::run, all.toArray(String[]::new));
+  }
+
+  /** One of TallyMain's commands in this JVM, with the stack's environment. */
+  private static Cli cli(Command command, String... args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Map<String, String> env = new HashMap<>(environment);
+    int code =
+        command.run(
+            args,
+            env::get,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Cli(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private static JobListener countingSubmissions(AtomicInteger submitted) {
+    return new JobListener() {
+      @Override
+      public void onJobSubmitted(JobClient jobClient, Throwable throwable) {
+        submitted.incrementAndGet();
+      }
+
+      @Override
+      public void onJobExecuted(JobExecutionResult result, Throwable throwable) {}
+    };
+  }
+
+  private record Cli(int code, String out, String err) {}
+
+  @FunctionalInterface
+  private interface Command {
+    int run(String[] args, Function<String, String> env, PrintStream out, PrintStream err)
+        throws Exception;
+  }
+}
