@@ -28,6 +28,8 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * flink run -c dev.tally.runtime.TallyMain tally-job.jar --config tally.yaml [--set key=value]...
  * java -cp "tally-job.jar:flink-lib/*" dev.tally.runtime.TallyMain --local --config tally.yaml
+ * flink run tally-job.jar sql --file pipeline.sql --config tally.yaml     (see SqlCommand)
+ * java -cp "tally-job.jar:flink-lib/*" dev.tally.runtime.TallyMain query --config tally.yaml "SELECT …"
  * </pre>
  *
  * It only loads and validates configuration (every problem at once, then exit code 2), checks what

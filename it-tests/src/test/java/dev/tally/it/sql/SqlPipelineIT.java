@@ -230,6 +230,7 @@ class SqlPipelineIT {
     Files.writeString(file, bad, StandardCharsets.UTF_8);
 
     Cli cli = sql("--file", file.toString());
+    System.out.println("The runner's answer to " + file.getFileName() + ":\n" + cli.err);
 
     assertThat(cli.code).isEqualTo(SqlCommand.SCRIPT_ERROR);
     assertThat(cli.err)

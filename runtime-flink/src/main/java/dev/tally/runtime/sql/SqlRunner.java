@@ -28,6 +28,8 @@ import org.apache.flink.table.operations.QueryOperation;
 import org.apache.flink.table.operations.StatementSetOperation;
 import org.apache.flink.table.operations.command.SetOperation;
 import org.apache.flink.table.operations.ddl.CreateCatalogOperation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs a Flink SQL script as one streaming job: {@code SET}, DDL and {@code USE} statements in
@@ -48,6 +50,8 @@ import org.apache.flink.table.operations.ddl.CreateCatalogOperation;
  * own; use the query command to look at data.
  */
 public final class SqlRunner {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SqlRunner.class);
 
   /**
    * Table options the runner sets before a script runs; a script's {@code SET} may override them.
@@ -113,6 +117,8 @@ public final class SqlRunner {
         inserts.put(insert, statement);
         continue;
       }
+      // The operation's kind only: a statement's text or summary may carry a catalog's secrets.
+      LOG.info("{}:{}: {}", script.name(), statement.line(), operation.getClass().getSimpleName());
       try {
         apply(internal, operation);
       } catch (RuntimeException e) {
@@ -131,6 +137,11 @@ public final class SqlRunner {
             throw located(script, statement, e);
           }
         });
+    LOG.info(
+        "{}: submitting {} INSERT statements (lines {}) as one statement set",
+        script.name(),
+        inserts.size(),
+        inserts.values().stream().map(s -> Integer.toString(s.line())).toList());
     return Optional.of(internal.executeInternal(new ArrayList<>(inserts.keySet())));
   }
 
