@@ -24,7 +24,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param writeParallelism the number of writers; 0 for the parallelism of the incoming stream
  * @param uidSuffix the stable suffix of every sink operator's uid (writer, committer, maintenance):
  *     changing it orphans the sink's state in existing savepoints
- * @param maintenance compaction, snapshot expiry and orphan-file removal
+ * @param maintenance Tally's in-job compaction and snapshot expiry
  */
 public record IcebergSinkOptions(
     CatalogOptions catalog,

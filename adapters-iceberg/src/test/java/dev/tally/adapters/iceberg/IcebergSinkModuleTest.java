@@ -55,12 +55,13 @@ class IcebergSinkModuleTest {
   }
 
   /**
-   * With {@code genericTypes} false, as the job runs without maintenance: a silent fall-back to
-   * Kryo anywhere in the write path is a bug.
+   * With generic types off, as the job runs: a silent fall-back to Kryo anywhere in the write path
+   * or the maintenance is a bug, and building the stream graph creates every serializer.
    */
-  private static StreamExecutionEnvironment env(boolean genericTypes) {
+  private static StreamExecutionEnvironment env() {
     Configuration flink = new Configuration();
-    flink.set(PipelineOptions.GENERIC_TYPES, genericTypes);
+    flink.set(PipelineOptions.GENERIC_TYPES, false);
+    flink.set(PipelineOptions.AUTO_GENERATE_UIDS, false);
     return StreamExecutionEnvironment.getExecutionEnvironment(flink);
   }
 
@@ -93,7 +94,7 @@ class IcebergSinkModuleTest {
     SpendingSink sink =
         injector(options(warehouse, MaintenanceOptions.builder().build()))
             .getInstance(SpendingSink.class);
-    StreamExecutionEnvironment env = env(true);
+    StreamExecutionEnvironment env = env();
 
     attach(sink, env);
 
@@ -110,8 +111,15 @@ class IcebergSinkModuleTest {
         .extracting(StreamNode::getOperatorName)
         .anyMatch(name -> name.contains("Writer"))
         .anyMatch(name -> name.contains("Committer"))
-        .anyMatch(name -> name.contains("Rewrite"))
-        .anyMatch(name -> name.contains("Expire"));
+        .anyMatch(name -> name.contains("Iceberg table maintenance"));
+    assertThat(nodes)
+        .filteredOn(node -> node.getOperatorName().contains("Iceberg table maintenance"))
+        .singleElement()
+        .satisfies(
+            node -> {
+              assertThat(node.getParallelism()).isEqualTo(1);
+              assertThat(node.getTransformationUID()).isEqualTo("tally-iceberg-sink-maintenance");
+            });
     assertThat(nodes)
         .allSatisfy(
             node ->
@@ -121,17 +129,17 @@ class IcebergSinkModuleTest {
   }
 
   @Test
-  void withoutMaintenanceOnlyTheWriteOperatorsAreAddedAndNoneNeedsKryo() {
+  void withoutMaintenanceOnlyTheWriteOperatorsAreAdded() {
     SpendingSink sink =
         injector(options(temp.resolve("w"), MaintenanceOptions.disabled()))
             .getInstance(SpendingSink.class);
-    StreamExecutionEnvironment env = env(false);
+    StreamExecutionEnvironment env = env();
 
     attach(sink, env);
 
     assertThat(env.getStreamGraph().getStreamNodes())
         .extracting(StreamNode::getOperatorName)
-        .noneMatch(name -> name.contains("Rewrite") || name.contains("Expire"));
+        .noneMatch(name -> name.contains("maintenance"));
   }
 
   @Test
@@ -148,22 +156,11 @@ class IcebergSinkModuleTest {
         injector(
                 options(
                     warehouse,
-                    MaintenanceOptions.builder().rateLimit(Duration.ofSeconds(5)).build()))
+                    MaintenanceOptions.builder().compactInterval(Duration.ofSeconds(5)).build()))
             .getInstance(SpendingSink.class);
 
-    assertThatThrownBy(() -> attach(sink, env(true)))
+    assertThatThrownBy(() -> attach(sink, env()))
         .isInstanceOf(IncompatibleTableException.class)
         .hasMessageContaining("column user_id is missing");
-  }
-
-  @Test
-  void maintenanceWithGenericTypesDisabledFailsAtAttachSayingWhatToDo() {
-    SpendingSink sink =
-        injector(options(temp.resolve("w"), MaintenanceOptions.builder().build()))
-            .getInstance(SpendingSink.class);
-
-    assertThatThrownBy(() -> attach(sink, env(false)))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContainingAll("pipeline.generic-types: true", "maintenance.enabled=false");
   }
 }

@@ -30,14 +30,13 @@ class IcebergSinkOptionsTest {
     assertThat(options.uidSuffix()).isEqualTo("tally-iceberg-sink");
     MaintenanceOptions maintenance = options.maintenance();
     assertThat(maintenance.enabled()).isTrue();
-    assertThat(maintenance.compactEveryCommits()).isEqualTo(10);
+    assertThat(maintenance.compactEveryCheckpoints()).isEqualTo(10);
+    assertThat(maintenance.compactInterval()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(maintenance.dataFileThreshold()).isEqualTo(2);
     assertThat(maintenance.deleteFileThreshold()).isEqualTo(1);
+    assertThat(maintenance.expireEveryCheckpoints()).isEqualTo(10);
     assertThat(maintenance.retainLastSnapshots()).isEqualTo(100);
     assertThat(maintenance.maxSnapshotAge()).isEqualTo(Duration.ofHours(1));
-    assertThat(maintenance.deleteOrphanFiles()).isTrue();
-    assertThat(maintenance.orphanFileMinAge()).isEqualTo(Duration.ofDays(3));
-    assertThat(maintenance.rateLimit()).isEqualTo(Duration.ofMinutes(1));
-    assertThat(maintenance.lockCheckDelay()).isEqualTo(Duration.ofSeconds(30));
   }
 
   @Test
@@ -71,9 +70,9 @@ class IcebergSinkOptionsTest {
             .uidSuffix("")
             .maintenance(
                 MaintenanceOptions.builder()
-                    .compactEveryCommits(0)
+                    .compactEveryCheckpoints(0)
+                    .dataFileThreshold(1)
                     .maxSnapshotAge(Duration.ofMillis(10))
-                    .property("write.format.default", "orc")
                     .build());
 
     assertThatThrownBy(builder::build)
@@ -93,9 +92,9 @@ class IcebergSinkOptionsTest {
             "targetFileSizeBytes must be at least 1 MiB",
             "writeParallelism must not be negative",
             "uidSuffix must be set",
-            "maintenance.compactEveryCommits must be positive",
-            "maintenance.maxSnapshotAge must be at least 1 s",
-            "maintenance property write.format.default is not an Iceberg maintenance setting")
+            "maintenance.compactEveryCheckpoints must be positive",
+            "maintenance.dataFileThreshold must be at least 2",
+            "maintenance.maxSnapshotAge must be at least 1 s")
         .message()
         .doesNotContain("id:secret")
         .doesNotContain("nope");
@@ -185,10 +184,6 @@ class IcebergSinkOptionsTest {
         IcebergSinkOptions.builder()
             .catalog(jdbc)
             .storage(StorageOptions.s3(null, false, null))
-            .maintenance(
-                MaintenanceOptions.builder()
-                    .property("flink-maintenance.lock.jdbc.password", "hunter4")
-                    .build())
             .build();
 
     assertThat(jdbc.jdbcUser()).isEqualTo("tally");
@@ -196,8 +191,7 @@ class IcebergSinkOptionsTest {
     assertThat(rest.restToken()).isEqualTo("eyJhbGciOi");
     assertThat(options.toString())
         .contains("jdbcUser=tally", "jdbcPassword=****", "jdbc.sslpassword=****")
-        .contains("flink-maintenance.lock.jdbc.password=****")
-        .doesNotContain("hunter2", "hunter3", "hunter4");
+        .doesNotContain("hunter2", "hunter3");
     assertThat(rest.toString()).contains("restToken=****").doesNotContain("eyJhbGciOi");
   }
 }

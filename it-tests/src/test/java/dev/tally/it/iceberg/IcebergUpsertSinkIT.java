@@ -85,8 +85,8 @@ class IcebergUpsertSinkIT {
   }
 
   private static IcebergSinkOptions options(String table) {
-    // Two writers although the test source runs at parallelism 1; no Kryo anywhere in the write
-    // path, so maintenance (which needs Kryo, and is covered elsewhere) is off here.
+    // Two writers although the test source runs at parallelism 1. Maintenance is off: these tests
+    // look at the sink's own commits, and IcebergMaintenanceIT covers maintenance.
     return stack
         .sinkOptions("upsert_it", table)
         .writeParallelism(2)

@@ -81,41 +81,38 @@ public final class IcebergConfig {
   public static final String WRITE_PARALLELISM = "iceberg.write-parallelism";
 
   /**
-   * In-job table maintenance (compaction, snapshot expiry, orphan files). Default false: Iceberg
-   * 1.11's maintenance operators need Kryo, which a Tally job forbids ({@code
-   * pipeline.generic-types: false}).
+   * Tally's in-job table maintenance: compaction that also removes the delete files it makes
+   * dangling, and snapshot expiry that keeps what a restore needs. Default true.
    */
   public static final String MAINTENANCE_ENABLED = "iceberg.maintenance.enabled";
 
-  /** Compact after this many commits. Default 10. */
-  public static final String MAINTENANCE_COMPACT_EVERY_COMMITS =
-      "iceberg.maintenance.compact-every-commits";
+  /** Look for partitions to compact after this many completed checkpoints. Default 10. */
+  public static final String MAINTENANCE_COMPACT_EVERY_CHECKPOINTS =
+      "iceberg.maintenance.compact-every-checkpoints";
 
-  /** Compact at least this often. Default 10m. */
+  /** Also look for partitions to compact when this much time has passed. Default 10m. */
   public static final String MAINTENANCE_COMPACT_INTERVAL = "iceberg.maintenance.compact-interval";
 
-  /** Rewrite a data file once this many delete files apply to it. Default 1. */
+  /** Compact a partition once it has this many live data files (at least 2). Default 2. */
+  public static final String MAINTENANCE_DATA_FILE_THRESHOLD =
+      "iceberg.maintenance.data-file-threshold";
+
+  /** Compact a partition once this many live delete files apply to its data. Default 1. */
   public static final String MAINTENANCE_DELETE_FILE_THRESHOLD =
       "iceberg.maintenance.delete-file-threshold";
 
-  /** Expire snapshots after this many commits. Default 10. */
-  public static final String MAINTENANCE_EXPIRE_EVERY_COMMITS =
-      "iceberg.maintenance.expire-every-commits";
+  /** Expire snapshots after this many completed checkpoints. Default 10. */
+  public static final String MAINTENANCE_EXPIRE_EVERY_CHECKPOINTS =
+      "iceberg.maintenance.expire-every-checkpoints";
 
   /** Snapshots always kept. Default 100. */
   public static final String MAINTENANCE_RETAIN_LAST = "iceberg.maintenance.retain-last-snapshots";
 
-  /** Snapshots older than this (beyond the retained ones) expire. Default 1h. */
+  /**
+   * Snapshots older than this (beyond the retained ones) expire; the job's last commit and what
+   * follows it never do. Default 1h.
+   */
   public static final String MAINTENANCE_MAX_SNAPSHOT_AGE = "iceberg.maintenance.max-snapshot-age";
-
-  /** Remove orphan files. Default true. */
-  public static final String MAINTENANCE_DELETE_ORPHANS = "iceberg.maintenance.delete-orphan-files";
-
-  /** Least rate between maintenance runs. Default 1m. */
-  public static final String MAINTENANCE_RATE_LIMIT = "iceberg.maintenance.rate-limit";
-
-  /** How often a blocked maintenance task re-checks its lock. Default 30s. */
-  public static final String MAINTENANCE_LOCK_CHECK_DELAY = "iceberg.maintenance.lock-check-delay";
 
   private IcebergConfig() {}
 
@@ -145,16 +142,16 @@ public final class IcebergConfig {
 
     MaintenanceOptions maintenance =
         MaintenanceOptions.builder()
-            .enabled(r.bool(MAINTENANCE_ENABLED, false))
-            .compactEveryCommits(r.integer(MAINTENANCE_COMPACT_EVERY_COMMITS, 10, 1, 1_000_000))
+            .enabled(r.bool(MAINTENANCE_ENABLED, true))
+            .compactEveryCheckpoints(
+                r.integer(MAINTENANCE_COMPACT_EVERY_CHECKPOINTS, 10, 1, 1_000_000))
             .compactInterval(r.duration(MAINTENANCE_COMPACT_INTERVAL, Duration.ofMinutes(10)))
+            .dataFileThreshold(r.integer(MAINTENANCE_DATA_FILE_THRESHOLD, 2, 2, 1_000_000))
             .deleteFileThreshold(r.integer(MAINTENANCE_DELETE_FILE_THRESHOLD, 1, 1, 1_000_000))
-            .expireEveryCommits(r.integer(MAINTENANCE_EXPIRE_EVERY_COMMITS, 10, 1, 1_000_000))
+            .expireEveryCheckpoints(
+                r.integer(MAINTENANCE_EXPIRE_EVERY_CHECKPOINTS, 10, 1, 1_000_000))
             .retainLastSnapshots(r.integer(MAINTENANCE_RETAIN_LAST, 100, 1, 1_000_000))
             .maxSnapshotAge(r.duration(MAINTENANCE_MAX_SNAPSHOT_AGE, Duration.ofHours(1)))
-            .deleteOrphanFiles(r.bool(MAINTENANCE_DELETE_ORPHANS, true))
-            .rateLimit(r.duration(MAINTENANCE_RATE_LIMIT, Duration.ofMinutes(1)))
-            .lockCheckDelay(r.duration(MAINTENANCE_LOCK_CHECK_DELAY, Duration.ofSeconds(30)))
             .build();
 
     String namespace = r.string(NAMESPACE, IcebergSinkOptions.DEFAULT_NAMESPACE);

@@ -67,8 +67,8 @@ class TallyConfigTest {
     assertThat(config.iceberg().userIdBuckets()).isEqualTo(16);
     assertThat(config.iceberg().distribution()).isEqualTo(WriteDistribution.HASH);
     assertThat(config.iceberg().maintenance().enabled())
-        .as("Iceberg 1.11 maintenance needs Kryo")
-        .isFalse();
+        .as("Tally's own maintenance needs no Kryo, so it is on")
+        .isTrue();
 
     Configuration flink = new Configuration();
     config.state().applyTo(flink);
@@ -173,16 +173,14 @@ class TallyConfigTest {
               distribution: none
               write-parallelism: 3
               maintenance:
-                enabled: true
-                compact-every-commits: 5
+                enabled: false
+                compact-every-checkpoints: 5
                 compact-interval: 2m
+                data-file-threshold: 4
                 delete-file-threshold: 2
-                expire-every-commits: 7
+                expire-every-checkpoints: 7
                 retain-last-snapshots: 50
                 max-snapshot-age: 30m
-                delete-orphan-files: false
-                rate-limit: 10s
-                lock-check-delay: 1s
             """);
 
     TallyConfig config =
@@ -267,16 +265,14 @@ class TallyConfigTest {
     assertThat(iceberg.distribution()).isEqualTo(WriteDistribution.NONE);
     assertThat(iceberg.writeParallelism()).isEqualTo(3);
     var maintenance = iceberg.maintenance();
-    assertThat(maintenance.enabled()).isTrue();
-    assertThat(maintenance.compactEveryCommits()).isEqualTo(5);
+    assertThat(maintenance.enabled()).isFalse();
+    assertThat(maintenance.compactEveryCheckpoints()).isEqualTo(5);
     assertThat(maintenance.compactInterval()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(maintenance.dataFileThreshold()).isEqualTo(4);
     assertThat(maintenance.deleteFileThreshold()).isEqualTo(2);
-    assertThat(maintenance.expireEveryCommits()).isEqualTo(7);
+    assertThat(maintenance.expireEveryCheckpoints()).isEqualTo(7);
     assertThat(maintenance.retainLastSnapshots()).isEqualTo(50);
     assertThat(maintenance.maxSnapshotAge()).isEqualTo(Duration.ofMinutes(30));
-    assertThat(maintenance.deleteOrphanFiles()).isFalse();
-    assertThat(maintenance.rateLimit()).isEqualTo(Duration.ofSeconds(10));
-    assertThat(maintenance.lockCheckDelay()).isEqualTo(Duration.ofSeconds(1));
     assertThat(config.effective())
         .containsEntry("iceberg.catalog.credential", "******")
         .containsEntry("kafka.properties.sasl.jaas.config", "******")

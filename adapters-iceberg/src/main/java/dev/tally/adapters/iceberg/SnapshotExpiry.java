@@ -1,0 +1,81 @@
+package dev.tally.adapters.iceberg;
+
+import dev.tally.adapters.iceberg.SnapshotRetention.Expiry;
+import dev.tally.adapters.iceberg.SnapshotRetention.SnapshotInfo;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Snapshot expiry with Iceberg's core {@code ExpireSnapshots}, bounded by {@link SnapshotRetention}
+ * so that the sink's committer still finds its last committed checkpoint after a restore. Files
+ * only the expired snapshots referenced (data and delete files replaced by compaction, old
+ * manifests) are deleted with them.
+ */
+final class SnapshotExpiry {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotExpiry.class);
+
+  private final Duration maxAge;
+  private final int retainLast;
+
+  SnapshotExpiry(Duration maxAge, int retainLast) {
+    this.maxAge = maxAge;
+    this.retainLast = retainLast;
+  }
+
+  /** Expires what may expire; returns the number of snapshots removed. */
+  int run(Table table, String jobId) {
+    table.refresh();
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return 0;
+    }
+    List<SnapshotInfo> ancestry = new ArrayList<>();
+    for (Snapshot s = current; s != null; ) {
+      Map<String, String> summary = s.summary();
+      ancestry.add(
+          new SnapshotInfo(
+              s.snapshotId(),
+              s.timestampMillis(),
+              summary.get(SnapshotRetention.FLINK_JOB_ID),
+              summary.containsKey(SnapshotRetention.MAX_COMMITTED_CHECKPOINT_ID)));
+      s = s.parentId() == null ? null : table.snapshot(s.parentId());
+    }
+    Optional<Expiry> expiry =
+        SnapshotRetention.expiry(ancestry, jobId, System.currentTimeMillis(), maxAge, retainLast);
+    if (expiry.isEmpty()) {
+      LOG.info("No snapshot of {} expires: no Flink commit in its history", table.name());
+      return 0;
+    }
+    int before = count(table);
+    // Iceberg's default cleanup level deletes the files only the expired snapshots referenced.
+    table
+        .expireSnapshots()
+        .expireOlderThan(expiry.get().expireOlderThanMillis())
+        .retainLast(expiry.get().retainLast())
+        .commit();
+    table.refresh();
+    int expired = Math.max(0, before - count(table));
+    LOG.info(
+        "Expired {} snapshots of {}, keeping the restore anchor {} and everything after it",
+        expired,
+        table.name(),
+        expiry.get().anchorSnapshotId());
+    return expired;
+  }
+
+  private static int count(Table table) {
+    int n = 0;
+    for (Snapshot ignored : table.snapshots()) {
+      n++;
+    }
+    return n;
+  }
+}

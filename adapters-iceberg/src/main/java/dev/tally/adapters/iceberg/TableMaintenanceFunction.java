@@ -1,0 +1,152 @@
+package dev.tally.adapters.iceberg;
+
+import dev.tally.domain.spending.WindowedSpending;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.flink.TableLoader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tally's table maintenance inside the job: one instance (parallelism 1) that, when checkpoints
+ * complete, compacts the table ({@link PartitionCompaction}) and expires snapshots ({@link
+ * SnapshotExpiry}).
+ *
+ * <p>It receives no records (its input is filtered empty; it only needs to be part of the job to
+ * hear about checkpoints): the sink commits when a checkpoint completes, so completed checkpoints
+ * count commits. Iceberg I/O runs on a thread of its own, one run at a time, so that a long
+ * compaction never delays a checkpoint barrier; a due run is postponed while another one is in
+ * flight. It keeps no Flink state (nothing of it needs to survive a restore: a run interrupted by a
+ * failure either committed or left only unreferenced files) and exchanges no records, so it needs
+ * no serializer at all. A failed run is logged and counted, never fails the job: ingestion matters
+ * more, and the next run plans again from the table as it is.
+ */
+final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, Void>
+    implements CheckpointListener {
+
+  private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(TableMaintenanceFunction.class);
+
+  /** How long closing waits for a run in flight, e.g. the last compaction of a bounded job. */
+  private static final long CLOSE_WAIT_MINUTES = 5;
+
+  private final TableLoader tableLoader;
+  private final MaintenanceOptions options;
+
+  private transient ExecutorService worker;
+  private transient Future<?> inFlight;
+  private transient Table table;
+  private transient String jobId;
+  private transient PartitionCompaction compaction;
+  private transient SnapshotExpiry expiry;
+  private transient long checkpointsSinceCompaction;
+  private transient long checkpointsSinceExpiry;
+  private transient long lastCompactionNanos;
+  private transient Counter compactions;
+  private transient Counter expiries;
+  private transient Counter failures;
+
+  TableMaintenanceFunction(TableLoader tableLoader, MaintenanceOptions options) {
+    this.tableLoader = tableLoader;
+    this.options = options;
+  }
+
+  @Override
+  public void open(OpenContext openContext) throws Exception {
+    tableLoader.open();
+    table = tableLoader.loadTable();
+    jobId = getRuntimeContext().getJobInfo().getJobId().toString();
+    compaction =
+        new PartitionCompaction(options.dataFileThreshold(), options.deleteFileThreshold());
+    expiry = new SnapshotExpiry(options.maxSnapshotAge(), options.retainLastSnapshots());
+    lastCompactionNanos = System.nanoTime();
+    worker =
+        Executors.newSingleThreadExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "tally-iceberg-maintenance");
+              thread.setDaemon(true);
+              return thread;
+            });
+    var metrics = getRuntimeContext().getMetricGroup();
+    compactions = metrics.counter("tally.icebergCompactions");
+    expiries = metrics.counter("tally.icebergSnapshotsExpired");
+    failures = metrics.counter("tally.icebergMaintenanceFailures");
+  }
+
+  @Override
+  public void processElement(WindowedSpending value, Context ctx, Collector<Void> out) {
+    // The input is empty by construction; see the class comment.
+  }
+
+  @Override
+  public void notifyCheckpointComplete(long checkpointId) {
+    checkpointsSinceCompaction++;
+    checkpointsSinceExpiry++;
+    if (inFlight != null && !inFlight.isDone()) {
+      return;
+    }
+    boolean compact =
+        checkpointsSinceCompaction >= options.compactEveryCheckpoints()
+            || System.nanoTime() - lastCompactionNanos >= options.compactInterval().toNanos();
+    boolean expire = checkpointsSinceExpiry >= options.expireEveryCheckpoints();
+    if (!compact && !expire) {
+      return;
+    }
+    if (compact) {
+      checkpointsSinceCompaction = 0;
+      lastCompactionNanos = System.nanoTime();
+    }
+    if (expire) {
+      checkpointsSinceExpiry = 0;
+    }
+    inFlight = worker.submit(() -> maintain(compact, expire, checkpointId));
+  }
+
+  /** On the worker thread: the only thread that touches {@link #table} after {@link #open}. */
+  private void maintain(boolean compact, boolean expire, long checkpointId) {
+    try {
+      if (compact) {
+        PartitionCompaction.Result result = compaction.run(table);
+        if (result.partitions() > 0 || result.deleteFilesRemoved() > 0) {
+          compactions.inc();
+        }
+      }
+      if (expire) {
+        expiries.inc(expiry.run(table, jobId));
+      }
+    } catch (Exception e) {
+      failures.inc();
+      LOG.warn(
+          "Maintenance of {} after checkpoint {} failed; the next run plans again",
+          table.name(),
+          checkpointId,
+          e);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      if (worker != null) {
+        worker.shutdown();
+        if (!worker.awaitTermination(CLOSE_WAIT_MINUTES, TimeUnit.MINUTES)) {
+          LOG.warn("Interrupting a maintenance run of {} that did not finish", table.name());
+          worker.shutdownNow();
+        }
+      }
+    } catch (InterruptedException e) {
+      worker.shutdownNow(); // cancelled: the run's files are orphans at worst, never wrong data
+      Thread.currentThread().interrupt();
+    } finally {
+      tableLoader.close();
+    }
+  }
+}
