@@ -120,12 +120,10 @@ final class Backpressure {
             o.flinkLib(),
             o.benchClasses(),
             ThrottledTallyMain.class.getName(),
+            List.of(Integer.toString(o.throttle)),
             config,
             overrides,
             List.of());
-    // The throttle is the bench main's first argument.
-    command.add(
-        command.indexOf(ThrottledTallyMain.class.getName()) + 1, Integer.toString(o.throttle));
     MeasuredProcess process =
         MeasuredProcess.start(
             command, stack.objectStore().awsClientEnvironment(), dir.resolve("job.log"));

@@ -67,7 +67,8 @@ public final class Bench {
     say("Starting the local stack under " + work);
     try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
       say("Stack up in " + stack.startup().toMillis() + " ms");
-      String topic = "bench-transactions";
+      // The seed's topic name: its SQL script reads this topic and no other.
+      String topic = "financial-transactions";
       stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
       stack.kafka().createTopic(topic + ".dlq", 1, Map.of("retention.ms", "-1"));
       long window = 3_600_000L;
@@ -114,6 +115,7 @@ public final class Bench {
               sent,
               workload.amountSum(),
               workload.expectedRows(),
+              workload.expectedUserRows(),
               o.jfr);
       List<LegResult> results = new ArrayList<>();
       for (Leg leg : legs()) {

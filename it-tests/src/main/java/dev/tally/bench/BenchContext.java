@@ -13,6 +13,8 @@ import java.time.Duration;
  * @param events records preloaded
  * @param expectedAmountSum exact sum of every preloaded amount
  * @param expectedRows distinct (user, currency, window) rows the table must end with
+ * @param expectedUserRows distinct (user, window) rows, for a table not keyed by currency (the
+ *     seed's SQL)
  * @param jfr whether the job legs record a Java Flight Recording ({@code <leg>/<leg>.jfr})
  */
 record BenchContext(
@@ -28,8 +30,10 @@ record BenchContext(
     long events,
     long expectedAmountSum,
     long expectedRows,
+    long expectedUserRows,
     boolean jfr) {
 
+  /** Namespace of the bench's own tables; the seed's SQL writes to its fixed {@code analytics}. */
   static final String NAMESPACE = "bench";
 
   /** The Java launcher of the JVM running the bench: every leg runs on the same JDK. */

@@ -72,6 +72,7 @@ final class Freshness {
                   o.flinkLib(),
                   null,
                   TallyJobLauncher.MAIN,
+                  List.of(),
                   config,
                   List.of(
                       "aggregation.window-size=" + o.window.toMillis() + "ms",

@@ -26,10 +26,14 @@ record IcebergStats(
     long commits, long dataFiles, long deleteFiles, long rows, long transactions, long amountSum) {
 
   static IcebergStats read(LocalStack stack, String table) {
+    return read(stack, BenchContext.NAMESPACE, table);
+  }
+
+  static IcebergStats read(LocalStack stack, String namespace, String table) {
     RESTCatalog catalog = new RESTCatalog();
     catalog.initialize("bench", stack.catalog().clientProperties());
     try (catalog) {
-      TableIdentifier id = TableIdentifier.of(BenchContext.NAMESPACE, table);
+      TableIdentifier id = TableIdentifier.of(namespace, table);
       if (!catalog.tableExists(id)) {
         return new IcebergStats(0, 0, 0, 0, 0, 0);
       }

@@ -1,6 +1,7 @@
 package dev.tally.bench;
 
 import dev.tally.stack.LocalStack;
+import dev.tally.stack.LoopbackPorts;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -101,6 +103,7 @@ public final class TallyJobLauncher {
    *
    * @param extraClasspath bench classes to add behind the job jar (a bench-only main), or null
    * @param main {@link #MAIN} or a bench-only main with the same arguments
+   * @param leading arguments before the common ones: a subcommand, a bench main's own argument
    */
   List<String> command(
       Path dir,
@@ -108,6 +111,7 @@ public final class TallyJobLauncher {
       Path flinkLib,
       Path extraClasspath,
       String main,
+      List<String> leading,
       Path config,
       List<String> overrides,
       List<String> jvmOptions)
@@ -119,13 +123,115 @@ public final class TallyJobLauncher {
     if (extraClasspath != null) {
       classpath += File.pathSeparator + extraClasspath;
     }
-    command.addAll(List.of("-cp", classpath, main, "--local", "--web-port"));
+    command.addAll(List.of("-cp", classpath, main));
+    command.addAll(leading);
+    command.addAll(List.of("--local", "--web-port"));
     command.add(Integer.toString(webPort));
     command.addAll(List.of("--config", config.toString()));
     for (String override : overrides) {
       command.addAll(List.of("--set", override));
     }
     return command;
+  }
+
+  /**
+   * Runs a bounded job to its end, measured; the processing time runs from the job's submission
+   * (its REST API's {@code start-time}) to the exit of its JVM.
+   */
+  Finished runToEnd(List<String> command, Map<String, String> environment, Path log)
+      throws IOException, InterruptedException {
+    MeasuredProcess process = MeasuredProcess.start(command, environment, log);
+    Optional<Long> submitted = Optional.empty();
+    while (process.isAlive() && submitted.isEmpty()) {
+      submitted = jobStartMillis();
+      Thread.sleep(100);
+    }
+    int exit = process.await(Duration.ofHours(2));
+    double processing =
+        submitted
+            .map(start -> (process.exitedEpochMillis() - start) / 1e3)
+            .orElse(process.wall().toMillis() / 1e3);
+    return new Finished(process, exit, processing, log);
+  }
+
+  /** A finished job leg: its process, exit code, processing seconds and log. */
+  record Finished(MeasuredProcess process, int exit, double processingSeconds, Path log) {
+
+    /** The leg's result with this run's measurements, checked against the workload. */
+    LegResult result(String name, BenchContext context, IcebergStats table, long expectedRows) {
+      boolean right =
+          table.transactions() == context.events()
+              && table.amountSum() == context.expectedAmountSum()
+              && table.rows() == expectedRows;
+      String note =
+          String.format(
+              "table: %,d rows (expected %,d), transaction_count sums to %,d (expected %,d),"
+                  + " total_spent_cents %s the generator's sum",
+              table.rows(),
+              expectedRows,
+              table.transactions(),
+              context.events(),
+              table.amountSum() == context.expectedAmountSum() ? "equals" : "DIFFERS FROM");
+      return new LegResult(
+          name,
+          right ? "ok" : "wrong",
+          note,
+          table.transactions(),
+          processingSeconds,
+          process.wall().toMillis() / 1e3,
+          process.cpu().toMillis() / 1e3,
+          process.peakRssBytes() / 1048576.0,
+          table.commits(),
+          table.dataFiles(),
+          table.deleteFiles());
+    }
+  }
+
+  /**
+   * One bounded job leg of a throughput run, from the job jar's {@link #MAIN} in its own JVM with
+   * the run's shared configuration ({@code <work>/<leg>/tally.yaml}), measured by {@link
+   * #runToEnd}; its log is {@code <work>/<leg>/job.log}.
+   *
+   * @param table the Tally table name written into the configuration
+   * @param leading a subcommand and its arguments, or none for Tally's pipeline
+   */
+  static Finished runLeg(
+      BenchContext context,
+      String leg,
+      String table,
+      List<String> leading,
+      List<String> overrides,
+      Map<String, String> environment)
+      throws IOException, InterruptedException {
+    Path dir = Files.createDirectories(context.work().resolve(leg));
+    Path config =
+        writeConfig(
+            dir,
+            context.stack(),
+            context.topic(),
+            table,
+            context.parallelism(),
+            context.checkpointInterval());
+    TallyJobLauncher job = new TallyJobLauncher(LoopbackPorts.freePort());
+    List<String> command =
+        job.command(
+            dir,
+            context.jobJar(),
+            context.flinkLib(),
+            null,
+            MAIN,
+            leading,
+            config,
+            overrides,
+            jfrOptions(context, dir, leg));
+    return job.runToEnd(command, environment, dir.resolve("job.log"));
+  }
+
+  /** With {@code --jfr}: a flight recording of the leg's JVM, {@code <dir>/<leg>.jfr}. */
+  static List<String> jfrOptions(BenchContext context, Path dir, String leg) {
+    return context.jfr()
+        ? List.of("-XX:StartFlightRecording=settings=profile,filename=" + dir.resolve(leg + ".jfr"))
+        : List.of();
   }
 
   /** The id of the (single) job, once it is submitted. */

@@ -1,11 +1,7 @@
 package dev.tally.bench;
 
-import dev.tally.stack.LoopbackPorts;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * Tally's job, bounded: the job jar's {@code TallyMain --local} reads the topic to the offsets that
@@ -34,72 +30,18 @@ final class TallyLeg implements Leg {
 
   @Override
   public LegResult run(BenchContext context) throws Exception {
-    Path dir = Files.createDirectories(context.work().resolve(name()));
-    Path config =
-        TallyJobLauncher.writeConfig(
-            dir,
-            context.stack(),
-            context.topic(),
+    TallyJobLauncher.Finished run =
+        TallyJobLauncher.runLeg(
+            context,
+            name(),
             TABLE,
-            context.parallelism(),
-            context.checkpointInterval());
-    TallyJobLauncher job = new TallyJobLauncher(LoopbackPorts.freePort());
-    Path log = dir.resolve("job.log");
-    MeasuredProcess process =
-        MeasuredProcess.start(
-            job.command(
-                dir,
-                context.jobJar(),
-                context.flinkLib(),
-                null,
-                TallyJobLauncher.MAIN,
-                config,
-                List.of("kafka.source.bounded=true"),
-                context.jfr()
-                    ? List.of(
-                        "-XX:StartFlightRecording=settings=profile,filename="
-                            + dir.resolve(name() + ".jfr"))
-                    : List.of()),
-            context.stack().objectStore().awsClientEnvironment(),
-            log);
-    Optional<Long> submitted = Optional.empty();
-    while (process.isAlive() && submitted.isEmpty()) {
-      submitted = job.jobStartMillis();
-      Thread.sleep(100);
+            List.of(),
+            List.of("kafka.source.bounded=true"),
+            context.stack().objectStore().awsClientEnvironment());
+    if (run.exit() != 0) {
+      return LegResult.failed(name(), "exit code " + run.exit() + ", see " + run.log());
     }
-    int exit = process.await(Duration.ofHours(2));
-    if (exit != 0) {
-      return LegResult.failed(name(), "exit code " + exit + ", see " + log);
-    }
-    double processing =
-        submitted
-            .map(start -> (process.exitedEpochMillis() - start) / 1e3)
-            .orElse(process.wall().toMillis() / 1e3);
-    IcebergStats table = IcebergStats.read(context.stack(), TABLE);
-    boolean right =
-        table.transactions() == context.events()
-            && table.amountSum() == context.expectedAmountSum()
-            && table.rows() == context.expectedRows();
-    String note =
-        String.format(
-            "table: %,d rows (expected %,d), transaction_count sums to %,d (expected %,d),"
-                + " total_spent_cents %s the generator's sum",
-            table.rows(),
-            context.expectedRows(),
-            table.transactions(),
-            context.events(),
-            table.amountSum() == context.expectedAmountSum() ? "equals" : "DIFFERS FROM");
-    return new LegResult(
-        name(),
-        right ? "ok" : "wrong",
-        note,
-        table.transactions(),
-        processing,
-        process.wall().toMillis() / 1e3,
-        process.cpu().toMillis() / 1e3,
-        process.peakRssBytes() / 1048576.0,
-        table.commits(),
-        table.dataFiles(),
-        table.deleteFiles());
+    return run.result(
+        name(), context, IcebergStats.read(context.stack(), TABLE), context.expectedRows());
   }
 }

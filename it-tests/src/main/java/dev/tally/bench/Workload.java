@@ -1,6 +1,9 @@
 package dev.tally.bench;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.BitSet;
 import java.util.SplittableRandom;
 
@@ -17,6 +20,8 @@ final class Workload {
 
   static final String[] CURRENCIES = {"EUR", "USD", "GBP"};
   private static final long JITTER_MILLIS = 2_000;
+  private static final DateTimeFormatter SQL_TIMESTAMP =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
   private final SplittableRandom random;
   private final double[] cumulative;
@@ -25,6 +30,7 @@ final class Workload {
   private final long events;
   private final long windowMillis;
   private final BitSet rows = new BitSet();
+  private final BitSet userRows = new BitSet();
   private final StringBuilder json = new StringBuilder(192);
   private long generated;
   private long amountSum;
@@ -81,6 +87,7 @@ final class Workload {
     long window = (eventTime - firstEventMillis) / windowMillis;
     if (window >= 0 && window < Integer.MAX_VALUE / CURRENCIES.length / cumulative.length) {
       rows.set((int) ((window * cumulative.length + user) * CURRENCIES.length + currency));
+      userRows.set((int) (window * cumulative.length + user));
     }
     json.setLength(0);
     json.append("{\"transaction_id\":\"tx-")
@@ -91,9 +98,11 @@ final class Workload {
         .append(amount)
         .append(",\"currency\":\"")
         .append(CURRENCIES[currency])
-        .append("\",\"event_timestamp\":")
-        .append(eventTime)
-        .append('}');
+        .append("\",\"event_timestamp\":\"");
+    // The Flink SQL form, which Tally reads as UTC and the seed's SQL (JSON format, TIMESTAMP(3))
+    // reads too, so every leg can read the same records.
+    SQL_TIMESTAMP.formatTo(Instant.ofEpochMilli(eventTime), json);
+    json.append("\"}");
     return new Event(
         ("user-" + user).getBytes(StandardCharsets.UTF_8),
         json.toString().getBytes(StandardCharsets.UTF_8),
@@ -122,6 +131,11 @@ final class Workload {
   /** The exact sum of every generated amount. */
   long amountSum() {
     return amountSum;
+  }
+
+  /** Distinct (user, window) rows: the seed's SQL table, which does not key by currency. */
+  long expectedUserRows() {
+    return userRows.cardinality();
   }
 
   /**
