@@ -1,5 +1,6 @@
 package dev.tally.demo;
 
+import dev.tally.bench.TallyJobLauncher;
 import dev.tally.stack.LocalStack;
 import java.io.File;
 import java.io.IOException;
@@ -246,7 +247,7 @@ public final class TallyDemo {
       throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command = new ArrayList<>(List.of(java, "-Xmx1536m", "-XX:+UseG1GC"));
-    command.add("-Dlog4j2.configurationFile=" + writeJobLogConfig(work).toUri());
+    command.add("-Dlog4j2.configurationFile=" + TallyJobLauncher.writeLogConfig(work).toUri());
     command.addAll(List.of("-cp", jobJar + File.pathSeparator + flinkLib.resolve("*")));
     command.addAll(
         List.of("dev.tally.runtime.TallyMain", "--local", "--web-port", Integer.toString(webPort)));
@@ -258,28 +259,6 @@ public final class TallyDemo {
     // S3FileIO takes credentials and region from the AWS SDK's default chain: the environment.
     builder.environment().putAll(stack.objectStore().awsClientEnvironment());
     return builder.start();
-  }
-
-  private static Path writeJobLogConfig(Path work) throws IOException {
-    Path file = work.resolve("job-log4j2.properties");
-    Files.writeString(
-        file,
-        """
-        rootLogger.level = INFO
-        rootLogger.appenderRef.out.ref = out
-        appender.out.type = Console
-        appender.out.name = out
-        appender.out.layout.type = PatternLayout
-        appender.out.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} - %m%n
-        logger.kafka.name = org.apache.kafka
-        logger.kafka.level = WARN
-        logger.iceberg.name = org.apache.iceberg
-        logger.iceberg.level = WARN
-        logger.hadoop.name = org.apache.hadoop
-        logger.hadoop.level = ERROR
-        """,
-        StandardCharsets.UTF_8);
-    return file;
   }
 
   private static KafkaProducer<byte[], byte[]> producer(LocalStack stack) {

@@ -5,6 +5,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.state.rocksdb.PredefinedOptions;
+import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
 
 /**
@@ -84,5 +85,9 @@ public record StateConfig(
     flink.set(StateRecoveryOptions.LOCAL_RECOVERY, localRecovery);
     flink.set(RocksDBOptions.PREDEFINED_OPTIONS, predefinedOptions.name());
     flink.set(RocksDBOptions.USE_MANAGED_MEMORY, managedMemory);
+    // Every new transaction's dedupe check looks up an id that is not there. Bloom filters let
+    // RocksDB rule an SST file out without reading it; without them a miss probes every level
+    // (JMH AggregatorBenchmark, rocksdb vs rocksdb-bloom).
+    flink.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);
   }
 }

@@ -12,6 +12,7 @@ import dev.tally.domain.window.EventTimeWindow;
 import dev.tally.domain.window.TumblingWindows;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.List;
@@ -21,6 +22,8 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -56,7 +59,8 @@ import org.apache.flink.util.OutputTag;
  * the allowed lateness) re-emits the row at once; with early firing, changed open windows are
  * emitted every interval of processing time. Cleanup is by event-time timers: window state after
  * the allowed lateness, dedupe entries after the dedupe retention (checked on hour-aligned timers,
- * so one timer serves a whole hour of ids).
+ * so one timer serves a whole hour of ids). At end of input (the final watermark) a user's windows
+ * are all emitted on its first timer, without scanning its dedupe memory.
  *
  * <p>Watermarks are not part of Flink's checkpoints: after a restore the operator's watermark
  * starts from nothing until the sources emit again, and a replayed record that was late before the
@@ -90,7 +94,7 @@ final class SpendingAggregator
   private final long earlyFiringInterval;
 
   private transient MapState<String, SeenTransaction> seen;
-  private transient MapState<CurrencyWindow, WindowState> open;
+  private transient ValueState<OpenWindow[]> open;
   private transient Counter duplicates;
   private transient Counter windowsEmitted;
   private transient Map<RejectionReason, Counter> rejected;
@@ -116,13 +120,14 @@ final class SpendingAggregator
                     "seen-transactions",
                     TypeInformation.of(String.class),
                     TypeInformation.of(SeenTransaction.class)));
+    // One small value per user (its few open windows), not a map: firing and cleaning then take a
+    // point read and write, never a RocksDB iterator, whose seeks step over the tombstones of
+    // every window removed before and made the end of a bounded run quadratic.
     open =
         getRuntimeContext()
-            .getMapState(
-                new MapStateDescriptor<>(
-                    "open-windows",
-                    TypeInformation.of(CurrencyWindow.class),
-                    TypeInformation.of(WindowState.class)));
+            .getState(
+                new ValueStateDescriptor<>(
+                    "open-windows-by-user", TypeInformation.of(OpenWindow[].class)));
     MetricGroup tally = getRuntimeContext().getMetricGroup().addGroup("tally");
     duplicates = tally.counter("duplicatesDropped");
     windowsEmitted = tally.counter("windowsEmitted");
@@ -167,8 +172,9 @@ final class SpendingAggregator
       reject(ctx, in, RejectionReason.LATE, lateMessage(tx, start, watermark));
       return;
     }
-    CurrencyWindow key = new CurrencyWindow(tx.currency(), start);
-    WindowState current = open.get(key);
+    OpenWindow[] all = open.value();
+    int index = indexOf(all, tx.currency(), start);
+    OpenWindow current = index < 0 ? null : all[index];
     SpendingAggregate updated;
     try {
       updated =
@@ -199,17 +205,20 @@ final class SpendingAggregator
       // RocksDB write. It fires after every id of the window has passed its retention.
       ctx.timerService().registerEventTimeTimer(dedupeCleanupTime(start + windowSize));
     }
-    if (lastMillis <= watermark) {
-      // Late but within the allowed lateness: the window's row is already out, so upsert it now.
-      open.put(key, new WindowState(updated.totalSpentCents(), updated.transactionCount(), true));
+    // Late but within the allowed lateness: the window's row is already out, so upsert it now.
+    boolean late = lastMillis <= watermark;
+    OpenWindow next =
+        new OpenWindow(
+            tx.currency(), start, updated.totalSpentCents(), updated.transactionCount(), late);
+    open.update(with(all, index, next));
+    if (late) {
       if (current == null) {
         // The window's first event arrived after its end: only the cleanup timer is still to come.
         ctx.timerService().registerEventTimeTimer(lastMillis + lateness);
       }
-      emit(ctx.getCurrentKey(), key, updated, out);
+      emit(ctx.getCurrentKey(), next, out);
       return;
     }
-    open.put(key, new WindowState(updated.totalSpentCents(), updated.transactionCount(), false));
     if (current == null) {
       ctx.timerService().registerEventTimeTimer(lastMillis);
       if (lateness > 0) {
@@ -229,6 +238,14 @@ final class SpendingAggregator
       throws Exception {
     String user = ctx.getCurrentKey();
     long watermark = observeWatermark(ctx.timerService().currentWatermark());
+    if (watermark == Long.MAX_VALUE) {
+      // End of input (a bounded source is done, or a stop with drain): this watermark fires every
+      // remaining timer of every user at once. The first one of a user emits and drops all its
+      // windows, the others find nothing. The dedupe memory is left alone: nothing can arrive after
+      // this watermark (it would be late), and scanning it per user would only cost time.
+      fireAndCleanWindows(user, Long.MAX_VALUE, out);
+      return;
+    }
     if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
       emitChangedOpenWindows(user, watermark, out);
       return;
@@ -278,54 +295,81 @@ final class SpendingAggregator
    */
   private void fireAndCleanWindows(String user, long watermark, Collector<WindowedSpending> out)
       throws Exception {
-    List<Map.Entry<CurrencyWindow, WindowState>> toMarkEmitted = new ArrayList<>();
-    Iterator<Map.Entry<CurrencyWindow, WindowState>> entries = open.iterator();
-    while (entries.hasNext()) {
-      Map.Entry<CurrencyWindow, WindowState> entry = entries.next();
-      long lastMillis = entry.getKey().windowStart() + windowSize - 1;
+    OpenWindow[] all = open.value();
+    if (all == null) {
+      return;
+    }
+    List<OpenWindow> kept = new ArrayList<>(all.length);
+    boolean changed = false;
+    for (OpenWindow window : all) {
+      long lastMillis = window.windowStart() + windowSize - 1;
       if (lastMillis > watermark) {
+        kept.add(window);
         continue;
       }
-      WindowState state = entry.getValue();
-      if (!state.emitted()) {
-        emit(
-            user,
-            entry.getKey(),
-            new SpendingAggregate(state.totalSpentCents(), state.transactionCount()),
-            out);
+      if (!window.emitted()) {
+        emit(user, window, out);
+        changed = true;
       }
       if (lastMillis + lateness <= watermark) {
-        entries.remove();
-      } else if (!state.emitted()) {
-        toMarkEmitted.add(Map.entry(entry.getKey(), state));
+        changed = true;
+      } else {
+        kept.add(window.markEmitted());
       }
     }
-    for (Map.Entry<CurrencyWindow, WindowState> entry : toMarkEmitted) {
-      WindowState state = entry.getValue();
-      open.put(
-          entry.getKey(), new WindowState(state.totalSpentCents(), state.transactionCount(), true));
-    }
+    store(kept, changed);
   }
 
   private void emitChangedOpenWindows(String user, long watermark, Collector<WindowedSpending> out)
       throws Exception {
-    List<Map.Entry<CurrencyWindow, WindowState>> changed = new ArrayList<>();
-    for (Map.Entry<CurrencyWindow, WindowState> entry : open.entries()) {
-      if (!entry.getValue().emitted()
-          && entry.getKey().windowStart() + windowSize - 1 > watermark) {
-        changed.add(Map.entry(entry.getKey(), entry.getValue()));
+    OpenWindow[] all = open.value();
+    if (all == null) {
+      return;
+    }
+    List<OpenWindow> kept = new ArrayList<>(all.length);
+    boolean changed = false;
+    for (OpenWindow window : all) {
+      if (!window.emitted() && window.windowStart() + windowSize - 1 > watermark) {
+        emit(user, window, out);
+        kept.add(window.markEmitted());
+        changed = true;
+      } else {
+        kept.add(window);
       }
     }
-    for (Map.Entry<CurrencyWindow, WindowState> entry : changed) {
-      WindowState state = entry.getValue();
-      emit(
-          user,
-          entry.getKey(),
-          new SpendingAggregate(state.totalSpentCents(), state.transactionCount()),
-          out);
-      open.put(
-          entry.getKey(), new WindowState(state.totalSpentCents(), state.transactionCount(), true));
+    store(kept, changed);
+  }
+
+  private void store(List<OpenWindow> kept, boolean changed) throws Exception {
+    if (!changed) {
+      return;
     }
+    if (kept.isEmpty()) {
+      open.clear();
+    } else {
+      open.update(kept.toArray(new OpenWindow[0]));
+    }
+  }
+
+  private static int indexOf(OpenWindow[] all, String currency, long windowStart) {
+    if (all != null) {
+      for (int i = 0; i < all.length; i++) {
+        if (all[i].is(currency, windowStart)) {
+          return i;
+        }
+      }
+    }
+    return -1;
+  }
+
+  /** {@code all} with {@code window} at {@code index}, or appended when {@code index} is -1. */
+  private static OpenWindow[] with(OpenWindow[] all, int index, OpenWindow window) {
+    if (all == null) {
+      return new OpenWindow[] {window};
+    }
+    OpenWindow[] copy = Arrays.copyOf(all, index < 0 ? all.length + 1 : all.length);
+    copy[index < 0 ? all.length : index] = window;
+    return copy;
   }
 
   private void forgetTransactionsBefore(long eventTimeExclusive) throws Exception {
@@ -346,17 +390,13 @@ final class SpendingAggregator
     return expiry - Math.floorMod(expiry, DEDUPE_TIMER_GRANULARITY) + DEDUPE_TIMER_GRANULARITY;
   }
 
-  private void emit(
-      String user,
-      CurrencyWindow key,
-      SpendingAggregate aggregate,
-      Collector<WindowedSpending> out) {
+  private void emit(String user, OpenWindow window, Collector<WindowedSpending> out) {
     windowsEmitted.inc();
     out.collect(
         new WindowedSpending(
-            new SpendingKey(user, key.currency()),
-            new EventTimeWindow(key.windowStart(), key.windowStart() + windowSize),
-            aggregate));
+            new SpendingKey(user, window.currency()),
+            new EventTimeWindow(window.windowStart(), window.windowStart() + windowSize),
+            new SpendingAggregate(window.totalSpentCents(), window.transactionCount())));
   }
 
   private void reject(Context ctx, SourcedTransaction in, RejectionReason reason, String message) {

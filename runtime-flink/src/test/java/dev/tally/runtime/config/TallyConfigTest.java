@@ -21,6 +21,7 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.state.rocksdb.PredefinedOptions;
+import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,6 +77,7 @@ class TallyConfigTest {
     config.restart().applyTo(flink);
     config.job().applyTo(flink);
     assertThat(flink.get(StateBackendOptions.STATE_BACKEND)).isEqualTo("rocksdb");
+    assertThat(flink.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER)).isTrue();
     assertThat(flink.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)).isTrue();
     assertThat(flink.get(RestartStrategyOptions.RESTART_STRATEGY)).isEqualTo("exponential-delay");
     assertThat(flink.get(PipelineOptions.GENERIC_TYPES)).isFalse();

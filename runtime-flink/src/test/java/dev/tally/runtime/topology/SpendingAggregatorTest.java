@@ -135,6 +135,29 @@ class SpendingAggregatorTest {
   }
 
   @Test
+  void theFinalWatermarkEmitsEveryOpenWindowOnce() throws Exception {
+    process(aTransaction().user("alice").currency("EUR").amount(100).at(H10).build());
+    process(aTransaction().user("alice").currency("USD").amount(7).at(H10.plusSeconds(10)).build());
+    process(
+        aTransaction().user("alice").currency("EUR").amount(5).at(H10.plusSeconds(3_600)).build());
+    process(
+        aTransaction().user("bob").currency("GBP").amount(9).at(H10.plusSeconds(7_300)).build());
+    watermark(H10.plusSeconds(3_600));
+    assertThat(rows()).hasSize(2);
+
+    // End of input: every remaining timer of every user fires under this one watermark.
+    harness.processWatermark(Long.MAX_VALUE);
+
+    assertThat(rows())
+        .containsExactlyInAnyOrder(
+            "alice/EUR@2026-11-29T10:00:00Z=100#1",
+            "alice/USD@2026-11-29T10:00:00Z=7#1",
+            "alice/EUR@2026-11-29T11:00:00Z=5#1",
+            "bob/GBP@2026-11-29T12:00:00Z=9#1");
+    assertThat(rejections()).isEmpty();
+  }
+
+  @Test
   void exactDuplicatesAreDroppedAndConflictingOnesRejectedEvenInAnotherCurrency() throws Exception {
     Transaction original =
         aTransaction().id("t1").user("alice").currency("EUR").amount(100).at(H10).build();

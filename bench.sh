@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The benchmark (docs/benchmarks.md) on embedded real services. Needs only JDK 17 and Maven.
+#   ./bench.sh [throughput] [--events 5000000] [--parallelism 2] [--legs ceiling,tally,sql] ...
+#   ./bench.sh freshness [--rate 20000] [--duration 180s] [--window 10s] [--checkpoint-interval 10s]
+#   ./bench.sh backpressure [--rate 20000] [--throttle 1500] [--duration 180s]
+#   ./bench.sh jmh          # the per-event JMH benchmarks: decode, validate, state update on RocksDB
+# Results: target/bench/ (JSON, Markdown, PNG).
+set -euo pipefail
+cd "$(dirname "$0")"
+echo "Building Tally (the first run downloads dependencies)…"
+mvn -B -ntp -q install -DskipTests
+if [ "${1:-}" = "jmh" ]; then
+  shift
+  exec mvn -B -ntp -q -pl adapters-kafka,runtime-flink -Pjmh test-compile exec:exec
+fi
+exec mvn -B -ntp -q -pl it-tests exec:exec -Pbench -Dbench.args="$*"

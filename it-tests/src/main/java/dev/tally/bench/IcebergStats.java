@@ -1,0 +1,71 @@
+package dev.tally.bench;
+
+import dev.tally.stack.LocalStack;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.rest.RESTCatalog;
+
+/**
+ * A leg's output table as a reader sees it: commits and files from its metadata, and the rows read
+ * back (equality deletes applied) summed, to compare with the workload's expectation.
+ *
+ * @param commits snapshots in the table's history
+ * @param dataFiles data files in the current snapshot
+ * @param deleteFiles delete files in the current snapshot
+ * @param rows rows read back
+ * @param transactions sum of {@code transaction_count}
+ * @param amountSum sum of {@code total_spent_cents}
+ */
+record IcebergStats(
+    long commits, long dataFiles, long deleteFiles, long rows, long transactions, long amountSum) {
+
+  static IcebergStats read(LocalStack stack, String table) {
+    return read(stack, BenchContext.NAMESPACE, table);
+  }
+
+  static IcebergStats read(LocalStack stack, String namespace, String table) {
+    RESTCatalog catalog = new RESTCatalog();
+    catalog.initialize("bench", stack.catalog().clientProperties());
+    try (catalog) {
+      TableIdentifier id = TableIdentifier.of(namespace, table);
+      if (!catalog.tableExists(id)) {
+        return new IcebergStats(0, 0, 0, 0, 0, 0);
+      }
+      Table t = catalog.loadTable(id);
+      Snapshot current = t.currentSnapshot();
+      if (current == null) {
+        return new IcebergStats(0, 0, 0, 0, 0, 0);
+      }
+      long commits = 0;
+      for (Snapshot ignored : t.snapshots()) {
+        commits++;
+      }
+      long rows = 0;
+      long transactions = 0;
+      long amountSum = 0;
+      try (CloseableIterable<Record> records =
+          IcebergGenerics.read(t).select("transaction_count", "total_spent_cents").build()) {
+        for (Record record : records) {
+          rows++;
+          transactions += (Long) record.getField("transaction_count");
+          amountSum += (Long) record.getField("total_spent_cents");
+        }
+      }
+      return new IcebergStats(
+          commits,
+          Long.parseLong(current.summary().getOrDefault("total-data-files", "0")),
+          Long.parseLong(current.summary().getOrDefault("total-delete-files", "0")),
+          rows,
+          transactions,
+          amountSum);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package dev.tally.bench;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * Produces workload events at a fixed rate with event time = the wall clock at sending, so a
+ * window's end in event time is a moment on the wall clock and freshness can be measured against
+ * it.
+ */
+final class LiveTraffic implements Runnable {
+
+  private final String bootstrap;
+  private final String topic;
+  private final int rate;
+  private final Workload workload;
+  private final AtomicLong produced = new AtomicLong();
+  private final AtomicReference<Exception> failure = new AtomicReference<>();
+  private volatile boolean running = true;
+
+  LiveTraffic(String bootstrap, String topic, int rate, long seed, int users, double zipf) {
+    this.bootstrap = bootstrap;
+    this.topic = topic;
+    this.rate = rate;
+    this.workload = new Workload(seed, users, zipf, Long.MAX_VALUE, 0, 1, Long.MAX_VALUE);
+  }
+
+  @Override
+  public void run() {
+    try (KafkaProducer<byte[], byte[]> producer = Preloader.producer(bootstrap, 5)) {
+      long started = System.nanoTime();
+      while (running) {
+        long due = (System.nanoTime() - started) / 1_000_000L * rate / 1_000L;
+        while (produced.get() < due && running) {
+          Workload.Event event = workload.live(System.currentTimeMillis());
+          producer.send(
+              new ProducerRecord<>(topic, event.key(), event.value()),
+              (metadata, e) -> {
+                if (e != null) {
+                  failure.compareAndSet(null, e);
+                }
+              });
+          produced.incrementAndGet();
+        }
+        Thread.sleep(5);
+      }
+      producer.flush();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      failure.compareAndSet(null, e);
+    }
+  }
+
+  void stop() {
+    running = false;
+  }
+
+  long produced() {
+    return produced.get();
+  }
+
+  Exception failure() {
+    return failure.get();
+  }
+}
