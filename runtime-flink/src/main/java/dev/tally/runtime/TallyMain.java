@@ -132,6 +132,7 @@ public final class TallyMain {
     StreamExecutionEnvironment env;
     if (arguments.local()) {
       flink.set(RestOptions.PORT, arguments.webPort());
+      config.job().applyLocalTo(flink);
       env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(flink);
       LOG.info("Flink web UI: http://localhost:{}", arguments.webPort());
     } else {

@@ -152,6 +152,7 @@ class TallyConfigTest {
               parallelism: 4
               max-parallelism: 256
               object-reuse: false
+              local-managed-memory: 1gib
             iceberg:
               catalog:
                 type: rest
@@ -247,7 +248,7 @@ class TallyConfigTest {
         .isEqualTo(
             new RestartConfig(
                 Duration.ofSeconds(2), Duration.ofMinutes(5), 1.5, Duration.ofHours(2), 0.2, 10));
-    assertThat(config.job()).isEqualTo(new JobConfig("spend", 6, 256, false));
+    assertThat(config.job()).isEqualTo(new JobConfig("spend", 6, 256, false, 1024L * 1024 * 1024));
     var iceberg = config.iceberg();
     assertThat(iceberg.catalog().type()).isEqualTo(CatalogType.REST);
     assertThat(iceberg.catalog().name()).isEqualTo("lake");
