@@ -135,12 +135,15 @@ class PartitionCompactionTest {
   void compactionKeepsTheContentAndDropsTheAppliedDeletes() throws IOException {
     upsert(table, 1, "a", 2, "b");
     upsert(table, 1, "c");
-    upsert(table, 2, "d", 3, "e");
+    // A key upserted twice within one checkpoint: the writer deletes the first row by position.
+    upsert(table, 2, "d", 3, "e", 3, "f");
+    table.refresh();
+    assertThat(table.currentSnapshot().summary()).containsEntry("total-position-deletes", "1");
 
     PartitionCompaction.Result result = new PartitionCompaction(2, 1).run(table);
 
     assertThat(result.dataFilesRemoved()).isEqualTo(3);
-    assertThat(rows()).containsExactlyEntriesOf(new TreeMap<>(Map.of(1L, "c", 2L, "d", 3L, "e")));
+    assertThat(rows()).containsExactlyEntriesOf(new TreeMap<>(Map.of(1L, "c", 2L, "d", 3L, "f")));
     assertThat(table.currentSnapshot().summary()).containsEntry("total-delete-files", "0");
   }
 
@@ -148,15 +151,18 @@ class PartitionCompactionTest {
   void anUpsertCommittedWhileTheCompactionRunsStillAppliesToTheRewrittenRows() throws IOException {
     upsert(table, 1, "a", 2, "b");
     upsert(table, 1, "c");
-    // The streaming writer commits right before the compaction's first commit attempt: the
-    // compaction's commit then fails against the new metadata, and Iceberg retries it on top.
+    // The streaming writer commits right before the compaction's first commit attempt, with an
+    // equality delete and a position delete (key 3 twice in one checkpoint): the compaction's
+    // commit then fails against the new metadata, and Iceberg retries it on top, validating that
+    // no new position delete names a replaced file.
     FlakyOperations ops =
-        new FlakyOperations(((HasTableOperations) table).operations(), () -> upsert(table, 2, "x"));
+        new FlakyOperations(
+            ((HasTableOperations) table).operations(), () -> upsert(table, 2, "x", 3, "y", 3, "z"));
     Table compacting = new BaseTable(ops, table.name());
 
     new PartitionCompaction(2, 1).run(compacting);
 
-    assertThat(rows()).containsExactlyEntriesOf(new TreeMap<>(Map.of(1L, "c", 2L, "x")));
+    assertThat(rows()).containsExactlyEntriesOf(new TreeMap<>(Map.of(1L, "c", 2L, "x", 3L, "z")));
   }
 
   @Test
