@@ -30,7 +30,8 @@ import java.util.Objects;
  * Expiry therefore always keeps the newest snapshot committed by this job (or, before this job's
  * first commit, the newest committed by any Flink job) and every snapshot after it, whatever {@code
  * retainLastSnapshots} and {@code maxSnapshotAge} say. Keep {@code maxSnapshotAge} longer than the
- * oldest savepoint of another job you may resume from while this job runs.
+ * oldest savepoint of another job you may resume from while this job runs. A retention set on the
+ * table's main branch itself would override both in Iceberg, so expiry then does nothing.
  *
  * @param enabled run maintenance at all
  * @param compactEveryCheckpoints look for partitions to compact after this many completed

@@ -26,6 +26,7 @@ import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.exceptions.CleanableFailure;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
@@ -141,10 +142,16 @@ final class PartitionCompaction {
 
     try {
       commit(table, start, toRemove, written, plan, deleteFiles);
-    } catch (CommitStateUnknownException e) {
-      throw e; // the commit may have succeeded: the new files must stay
     } catch (RuntimeException e) {
-      deleteQuietly(table, written);
+      // Only a failure Iceberg marks as clean (a lost race, a failed validation) proves that the
+      // commit did not happen. Anything else, e.g. a REST call whose response was lost or timed
+      // out, may have committed a snapshot that references the new files: deleting them would
+      // corrupt the table, and the replaced files go with the next expiry. Iceberg itself keeps
+      // its manifests then (SnapshotProducer with strict cleanup), and so does this: orphans at
+      // worst.
+      if (e instanceof CleanableFailure && !(e instanceof CommitStateUnknownException)) {
+        deleteQuietly(table, written);
+      }
       throw e;
     }
     Result result =

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +53,20 @@ final class SnapshotExpiry {
         SnapshotRetention.expiry(ancestry, jobId, System.currentTimeMillis(), maxAge, retainLast);
     if (expiry.isEmpty()) {
       LOG.info("No snapshot of {} expires: no Flink commit in its history", table.name());
+      return 0;
+    }
+    SnapshotRef main = table.refs().get(SnapshotRef.MAIN_BRANCH);
+    if (main != null && (main.minSnapshotsToKeep() != null || main.maxSnapshotAgeMs() != null)) {
+      // Iceberg's RemoveSnapshots applies a branch's own retention instead of expireOlderThan and
+      // retainLast, so the restore anchor would be up to that setting, not to this class.
+      LOG.warn(
+          "No snapshot of {} expires: its main branch sets its own retention (min snapshots to"
+              + " keep {}, max snapshot age {} ms), which would override what keeps the restore"
+              + " anchor {}; remove it from the branch to let the job expire snapshots",
+          table.name(),
+          main.minSnapshotsToKeep(),
+          main.maxSnapshotAgeMs(),
+          expiry.get().anchorSnapshotId());
       return 0;
     }
     int before = count(table);

@@ -5,9 +5,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.types.Types;
@@ -23,7 +25,12 @@ import org.apache.iceberg.types.Types;
  *   <li>identifier fields exactly {@code user_id, currency, window_start}: the upsert key;
  *   <li>partition spec exactly {@code day(window_start)} and {@code bucket(N, user_id)}; any N is
  *       accepted, since the bucket count only shapes how a day is spread over writers;
- *   <li>format version 2 or later: upserts need row-level deletes.
+ *   <li>format version 2 or later: upserts need row-level deletes;
+ *   <li>no live data file of another (older) partition spec: Iceberg applies a partitioned delete
+ *       only to data files of its own spec ({@code DeleteFileIndex} keys them by spec id and
+ *       partition), and the sink writes its equality deletes with the current spec, so an upsert of
+ *       a row in such a file would add a second row for its key. Rewrite those files into the
+ *       current spec first (e.g. Spark's {@code rewrite_data_files}).
  * </ul>
  */
 final class TableCompatibility {
@@ -37,6 +44,7 @@ final class TableCompatibility {
     checkIdentifierFields(table.schema(), mismatches);
     checkPartitionSpec(table.spec(), table.schema(), mismatches);
     checkFormatVersion(table, mismatches);
+    checkLiveFilesOfOtherSpecs(table, mismatches);
     return mismatches;
   }
 
@@ -128,6 +136,29 @@ final class TableCompatibility {
               + ", expected "
               + SpendingTable.MIN_FORMAT_VERSION
               + " or later (upserts need row-level deletes)");
+    }
+  }
+
+  private static void checkLiveFilesOfOtherSpecs(Table table, List<String> mismatches) {
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return;
+    }
+    Set<Integer> otherSpecs = new TreeSet<>();
+    for (ManifestFile manifest : current.dataManifests(table.io())) {
+      if (manifest.partitionSpecId() != table.spec().specId()
+          && (manifest.hasAddedFiles() || manifest.hasExistingFiles())) {
+        otherSpecs.add(manifest.partitionSpecId());
+      }
+    }
+    for (int specId : otherSpecs) {
+      mismatches.add(
+          "live data files of partition spec "
+              + specId
+              + " "
+              + describe(table.specs().get(specId), table.schema())
+              + ", not the current one: the equality deletes of an upsert would not apply to"
+              + " their rows (rewrite them into the current spec first)");
     }
   }
 

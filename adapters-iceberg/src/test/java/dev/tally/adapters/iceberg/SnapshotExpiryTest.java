@@ -122,6 +122,19 @@ class SnapshotExpiryTest {
   }
 
   @Test
+  void aRetentionSetOnTheMainBranchCannotExpireTheAnchor() throws Exception {
+    historyOfThreeCommitsThenTwoCompactions();
+    // Iceberg's RemoveSnapshots uses a branch's own retention instead of expireOlderThan and
+    // retainLast: with these, it would keep snapshot 5 only.
+    table.manageSnapshots().setMinSnapshotsToKeep("main", 1).commit();
+    table.manageSnapshots().setMaxSnapshotAgeMs("main", 1).commit();
+
+    new SnapshotExpiry(Duration.ofSeconds(1), 1).run(table, JOB);
+
+    assertThat(lastCommittedCheckpoint(JOB)).hasValue(3);
+  }
+
+  @Test
   void aTableNoFlinkJobCommittedToIsLeftAlone() throws Exception {
     otherCommit();
     otherCommit();

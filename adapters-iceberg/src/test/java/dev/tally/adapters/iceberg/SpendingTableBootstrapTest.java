@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -17,6 +19,7 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
@@ -157,5 +160,36 @@ class SpendingTableBootstrapTest {
         .asInstanceOf(type(IncompatibleTableException.class))
         .extracting(IncompatibleTableException::mismatches, list(String.class))
         .containsExactly("partition spec is [], expected [day(window_start), bucket[N](user_id)]");
+  }
+
+  @Test
+  void liveDataFilesOfAnEvolvedSpecAreAMismatchUntilRewritten() {
+    Table table = SpendingTableBootstrap.ensureTable(catalog, options);
+    DataFile old =
+        DataFiles.builder(table.spec())
+            .withPath(warehouse.resolve("old.parquet").toString())
+            .withPartitionPath("window_start_day=2026-11-29/user_id_bucket=1")
+            .withFileSizeInBytes(100)
+            .withRecordCount(1)
+            .build();
+    table.newAppend().appendFile(old).commit();
+    // Someone changes the bucket count: the sink's equality deletes now carry the new spec, and
+    // Iceberg would not apply them to the rows of the file above.
+    table
+        .updateSpec()
+        .removeField(Expressions.bucket("user_id", 8))
+        .addField(Expressions.bucket("user_id", 16))
+        .commit();
+
+    assertThatThrownBy(() -> SpendingTableBootstrap.ensureTable(catalog, options))
+        .asInstanceOf(type(IncompatibleTableException.class))
+        .extracting(IncompatibleTableException::mismatches, list(String.class))
+        .containsExactly(
+            "live data files of partition spec 0 [day(window_start), bucket[8](user_id)], not the"
+                + " current one: the equality deletes of an upsert would not apply to their rows"
+                + " (rewrite them into the current spec first)");
+
+    table.newDelete().deleteFile(old).commit();
+    assertThat(TableCompatibility.mismatches(catalog.loadTable(ID))).isEmpty();
   }
 }
