@@ -26,10 +26,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
@@ -43,6 +47,12 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * The exactly-once harness: Tally's job (its Guice modules, topology and adapters, built from a
@@ -70,6 +80,7 @@ final class Harness implements AutoCloseable {
   private final String topic;
   private final Map<Rejection, Long> expectedLetters;
   private final RESTCatalog catalog;
+  private final Admin admin;
 
   private Harness(
       Path root,
@@ -86,6 +97,10 @@ final class Harness implements AutoCloseable {
     this.topic = topic;
     this.expectedLetters = expectedLetters;
     this.catalog = catalog;
+    Properties props = new Properties();
+    props.put(
+        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, infrastructure.services().bootstrapServers());
+    this.admin = Admin.create(props);
   }
 
   /**
@@ -141,6 +156,7 @@ final class Harness implements AutoCloseable {
 
   @Override
   public void close() {
+    admin.close();
     try {
       catalog.close();
     } catch (IOException e) {
@@ -156,6 +172,7 @@ final class Harness implements AutoCloseable {
     final Path dir;
     final String table;
     final String dlq;
+    final String group;
     final Path config;
     final long started = System.nanoTime();
     private final List<JobID> jobs = new ArrayList<>();
@@ -169,11 +186,12 @@ final class Harness implements AutoCloseable {
       this.dir = root.resolve(name);
       this.table = "spending_" + name.replaceAll("[^a-z0-9]", "_");
       this.dlq = topic + "." + name + ".dlq";
+      this.group = "tally-" + name;
       infrastructure.createTopic(dlq, 1);
       this.config =
           TallyYaml.builder(infrastructure.services())
               .topic(topic)
-              .groupId("tally-" + name)
+              .groupId(group)
               .deadLetterTopic(dlq)
               .transactionalIdPrefix("tally-" + name + "-dlq")
               .bounded(true)
@@ -309,12 +327,61 @@ final class Harness implements AutoCloseable {
 
     /** Stops the job with a savepoint (no drain: windows stay open) and returns its path. */
     String stopWithSavepoint(JobID job) {
+      return stopWithSavepoint(job, false);
+    }
+
+    private String stopWithSavepoint(JobID job, boolean drain) {
       return get(
           flink.stopWithSavepoint(
               job,
               dir.resolve("savepoints").toUri().toString(),
-              false,
+              drain,
               SavepointFormatType.CANONICAL));
+    }
+
+    /**
+     * Ends an unbounded job as a bounded one would end: once the job has committed the topic's last
+     * offsets (it read everything, and a completed checkpoint covers it), stop with a savepoint and
+     * drain, which closes every window with the final watermark and commits the rest.
+     */
+    void finishByDrain(JobID job) {
+      await(
+          "job " + job + " of " + name + " commits the last offsets",
+          JOB_TIMEOUT,
+          () -> isTerminal(job) || caughtUp());
+      if (!isTerminal(job)) {
+        stopWithSavepoint(job, true);
+      }
+      awaitFinished(job);
+    }
+
+    /** Whether this run's consumer group has committed the end offset of every partition. */
+    private boolean caughtUp() {
+      try {
+        Map<TopicPartition, OffsetAndMetadata> committed =
+            admin
+                .listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get(10, TimeUnit.SECONDS);
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int p = 0; p < SpendingDataset.PARTITIONS; p++) {
+          latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        ListOffsetsResult ends = admin.listOffsets(latest);
+        for (TopicPartition partition : latest.keySet()) {
+          OffsetAndMetadata at = committed.get(partition);
+          long end = ends.partitionResult(partition).get(10, TimeUnit.SECONDS).offset();
+          if (at == null || at.offset() != end) {
+            return false;
+          }
+        }
+        return true;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      } catch (ExecutionException | TimeoutException e) {
+        return false; // e.g. the broker restarting
+      }
     }
 
     /** The newest retained checkpoint of the job ({@code chk-N} with its {@code _metadata}). */
