@@ -194,7 +194,12 @@ final class Harness implements AutoCloseable {
               .groupId(group)
               .deadLetterTopic(dlq)
               .transactionalIdPrefix("tally-" + name + "-dlq")
-              .bounded(true)
+              // Streaming, as in production; finishByDrain ends each run. Not bounded: a bounded
+              // job
+              // that fails over after its sources finished lost the windows its final watermark
+              // closes (soak seed 11808859291337, see docs/exactly-once.md), and a resumed bounded
+              // KafkaSource never finishes (FLINK-31006).
+              .bounded(false)
               .table(table)
               .checkpointDirectory(dir.resolve("checkpoints"))
               .checkpointInterval(Duration.ofSeconds(1))
@@ -266,7 +271,7 @@ final class Harness implements AutoCloseable {
     }
 
     /** Waits until the job ends; it must end FINISHED. */
-    void awaitFinished(JobID job) {
+    private void awaitFinished(JobID job) {
       await("job " + job + " of " + name + " finishes", JOB_TIMEOUT, () -> isTerminal(job));
       JobStatus status = status(job);
       System.out.printf("[%s] job %s %s after %d ms%n", name, job, status, millisSince(started));

@@ -9,16 +9,18 @@ import org.apache.flink.api.common.JobID;
 
 /**
  * The fault scenarios of the exactly-once harness. Each takes its random points (record counts,
- * checkpoint numbers, downtimes) from its seed, runs Tally's bounded job over the harness's topic
- * to its end, and returns the verdict against the oracle. A scenario whose fault did not strike
- * (the job ended first) fails: a run without its fault proves nothing about it.
+ * checkpoint numbers, downtimes) from its seed, runs Tally's streaming job over the harness's topic
+ * until it has committed the last offsets, ends it by draining ({@link Harness.Run#finishByDrain}),
+ * and returns the verdict against the oracle. A scenario whose fault did not strike (the job ended
+ * first) fails: a run without its fault proves nothing about it.
  */
 enum Scenario {
   /** No fault: the baseline the others must equal. */
   FAILURE_FREE {
     @Override
     void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
-      run.awaitFinished(run.submit(2, null, null));
+      run.finishByDrain(run.submit(2, null, null));
+      notes.append("no fault");
     }
   },
 
@@ -30,7 +32,7 @@ enum Scenario {
       Path marker = run.dir.resolve("fault-fired");
       Fault fault = new Fault(Fault.Kind.TASK_EXCEPTION, after, 0, marker.toString());
       JobID job = run.submit(2, null, fault);
-      run.awaitFinished(job);
+      run.finishByDrain(job);
       check(Files.exists(marker), "the exception was thrown");
       check(run.restarted(job), "the job restarted");
       notes.append("exception after ").append(after).append(" records of a subtask, job restarted");
@@ -45,7 +47,7 @@ enum Scenario {
       Path marker = run.dir.resolve("fault-fired");
       Fault fault = new Fault(Fault.Kind.CHECKPOINT_FAILURE, 0, checkpoint, marker.toString());
       JobID job = run.submit(2, null, fault, "checkpoints.tolerable-failures=0");
-      run.awaitFinished(job);
+      run.finishByDrain(job);
       check(Files.exists(marker), "the snapshot failed");
       check(run.restarted(job), "the job restarted");
       notes
@@ -88,7 +90,7 @@ enum Scenario {
         run.harness().infrastructure().startCatalog();
       }
       long down = Harness.millisSince(stoppedAt);
-      run.awaitFinished(job);
+      run.finishByDrain(job);
       notes
           .append("catalog down ")
           .append(down)
@@ -109,7 +111,7 @@ enum Scenario {
       long started = System.nanoTime();
       run.harness().infrastructure().restartBroker(downtime);
       long took = Harness.millisSince(started);
-      run.awaitFinished(job);
+      run.finishByDrain(job);
       notes
           .append("broker restarted after checkpoint ")
           .append(before)
@@ -125,12 +127,12 @@ enum Scenario {
     @Override
     void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
       long at = 1 + random.nextInt(4);
-      JobID job = run.submit(2, null, null, UNBOUNDED);
+      JobID job = run.submit(2, null, null);
       check(run.awaitCheckpoints(job, at), "the job runs at checkpoint " + at);
       Harness.sleep(Duration.ofMillis(random.nextInt(1_000)));
       run.cancel(job);
       String checkpoint = run.latestRetainedCheckpoint(job);
-      JobID resumed = run.submit(2, checkpoint, null, UNBOUNDED);
+      JobID resumed = run.submit(2, checkpoint, null);
       run.finishByDrain(resumed);
       check(run.restoredCheckpoints(resumed) == 1, "the resumed job started from the checkpoint");
       notes
@@ -147,13 +149,13 @@ enum Scenario {
     void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
       long first = 1 + random.nextInt(3);
       long second = 1 + random.nextInt(2);
-      JobID p2 = run.submit(2, null, null, UNBOUNDED);
+      JobID p2 = run.submit(2, null, null);
       check(run.awaitCheckpoints(p2, first), "the job at p=2 runs at checkpoint " + first);
       String savepoint2 = run.stopWithSavepoint(p2);
-      JobID p3 = run.submit(3, savepoint2, null, UNBOUNDED);
+      JobID p3 = run.submit(3, savepoint2, null);
       check(run.awaitCheckpoints(p3, second), "the job at p=3 runs at checkpoint " + second);
       String savepoint3 = run.stopWithSavepoint(p3);
-      JobID p1 = run.submit(1, savepoint3, null, UNBOUNDED);
+      JobID p1 = run.submit(1, savepoint3, null);
       run.finishByDrain(p1);
       check(run.restoredCheckpoints(p3) == 1, "p=3 started from the savepoint");
       check(run.restoredCheckpoints(p1) == 1, "p=1 started from the savepoint");
@@ -165,14 +167,6 @@ enum Scenario {
           .append(" more, then p=1 to the end");
     }
   };
-
-  /**
-   * For the jobs that are resumed from a savepoint or retained checkpoint: a restored bounded
-   * {@code KafkaSource} never finishes (FLINK-31006, the restored enumerator never signals "no more
-   * splits"), and the offsets of splits that finished in an earlier job are never committed again.
-   * So these jobs read unbounded and are ended by {@link Harness.Run#finishByDrain}.
-   */
-  private static final String UNBOUNDED = "kafka.source.bounded=false";
 
   /** Runs the scenario on its own table and dead-letter topic; returns the verdict. */
   Outcome run(Harness harness, long seed) throws Exception {
