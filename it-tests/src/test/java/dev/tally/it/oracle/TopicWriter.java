@@ -3,9 +3,11 @@ package dev.tally.it.oracle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -23,11 +25,12 @@ public final class TopicWriter {
 
   private TopicWriter() {}
 
-  /** Every record landed once: each partition holds exactly the records sent to it. */
-  private static void checkEndOffsets(String bootstrapServers, String topic, List<Input> inputs) {
-    Map<TopicPartition, Long> sent = new HashMap<>();
+  /** The end offset of every partition {@code inputs} go to. */
+  private static Map<TopicPartition, Long> endOffsets(
+      String bootstrapServers, String topic, List<Input> inputs) {
+    Set<TopicPartition> partitions = new HashSet<>();
     for (Input in : inputs) {
-      sent.merge(new TopicPartition(topic, in.partition()), 1L, Long::sum);
+      partitions.add(new TopicPartition(topic, in.partition()));
     }
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -35,14 +38,23 @@ public final class TopicWriter {
     props.put(
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
-      Map<TopicPartition, Long> begin = consumer.beginningOffsets(sent.keySet());
-      Map<TopicPartition, Long> end = consumer.endOffsets(sent.keySet());
-      for (Map.Entry<TopicPartition, Long> e : sent.entrySet()) {
-        long held = end.get(e.getKey()) - begin.get(e.getKey());
-        if (held != e.getValue()) {
-          throw new IllegalStateException(
-              e.getKey() + " holds " + held + " records, " + e.getValue() + " were sent");
-        }
+      return consumer.endOffsets(partitions);
+    }
+  }
+
+  /** Every record landed once: each partition grew by exactly the records sent to it. */
+  private static void checkEndOffsets(
+      String bootstrapServers, String topic, List<Input> inputs, Map<TopicPartition, Long> before) {
+    Map<TopicPartition, Long> sent = new HashMap<>();
+    for (Input in : inputs) {
+      sent.merge(new TopicPartition(topic, in.partition()), 1L, Long::sum);
+    }
+    Map<TopicPartition, Long> after = endOffsets(bootstrapServers, topic, inputs);
+    for (Map.Entry<TopicPartition, Long> e : sent.entrySet()) {
+      long added = after.get(e.getKey()) - before.get(e.getKey());
+      if (added != e.getValue()) {
+        throw new IllegalStateException(
+            e.getKey() + " grew by " + added + " records, " + e.getValue() + " were sent");
       }
     }
   }
@@ -67,6 +79,7 @@ public final class TopicWriter {
     // NOT_LEADER_OR_FOLLOWER, and with several in flight the idempotent producer's retry then ran
     // into OutOfOrderSequenceException until its delivery timeout (Kafka 4.2, a busy machine).
     props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+    Map<TopicPartition, Long> before = endOffsets(bootstrapServers, topic, inputs);
     List<Future<RecordMetadata>> rejected = new ArrayList<>();
     List<Input> rejectedInputs = new ArrayList<>();
     long start = System.nanoTime();
@@ -88,7 +101,7 @@ public final class TopicWriter {
         }
       }
       producer.flush();
-      checkEndOffsets(bootstrapServers, topic, inputs);
+      checkEndOffsets(bootstrapServers, topic, inputs, before);
       Map<Rejection, Long> offsets = new HashMap<>();
       for (int i = 0; i < rejected.size(); i++) {
         RecordMetadata meta = rejected.get(i).get();
