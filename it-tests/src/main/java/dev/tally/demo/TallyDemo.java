@@ -2,6 +2,7 @@ package dev.tally.demo;
 
 import dev.tally.bench.TallyJobLauncher;
 import dev.tally.stack.LocalStack;
+import dev.tally.stack.TallyYaml;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -193,53 +194,17 @@ public final class TallyDemo {
     }
   }
 
-  private static Path writeConfig(Path work, LocalStack stack) throws IOException {
-    String yaml =
-        """
-        # Written by the demo: every key is documented in docs/configuration.md.
-        kafka:
-          bootstrap-servers: %s
-          source:
-            topics: [%s]
-            group-id: %s
-            startup-mode: earliest
-          dead-letter:
-            topic: %s
-            transactional-id-prefix: tally-demo-dlq
-        watermarks:
-          out-of-orderness: 5s
-          idle-timeout: 30s
-        iceberg:
-          catalog:
-            type: rest
-            uri: %s
-            warehouse: %s
-          storage:
-            type: s3
-            s3-endpoint: %s
-            s3-path-style-access: true
-            region: %s
-        state:
-          checkpoint-directory: %s
-        checkpoints:
-          interval: 5s
-        job:
-          name: tally-demo
-          parallelism: 2
-        """
-            .formatted(
-                stack.kafka().bootstrapServers(),
-                TOPIC,
-                GROUP,
-                DLQ,
-                stack.catalog().uri(),
-                stack.catalog().warehouse(),
-                stack.objectStore().endpoint(),
-                stack.objectStore().region(),
-                work.resolve("checkpoints").toUri());
-    Path file = work.resolve("tally.yaml");
-    Files.writeString(file, yaml, StandardCharsets.UTF_8);
-    return file;
+  private static Path writeConfig(Path work, LocalStack stack) {
+    return TallyYaml.builder(stack.tallyServices())
+        .topic(TOPIC)
+        .groupId(GROUP)
+        .deadLetterTopic(DLQ)
+        .transactionalIdPrefix("tally-demo-dlq")
+        .checkpointDirectory(work.resolve("checkpoints"))
+        .checkpointInterval(Duration.ofSeconds(5))
+        .jobName("tally-demo")
+        .parallelism(2)
+        .writeTo(work.resolve("tally.yaml"));
   }
 
   private static Process startJob(

@@ -27,17 +27,17 @@ public final class IcebergRestCatalog implements AutoCloseable {
   private static final String SERVICE = "iceberg-rest";
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
+  private final Path dir;
   private final int port;
   private final String warehouse;
   private final ObjectStore store;
-  private final ServiceProcess process;
+  private ServiceProcess process;
 
-  private IcebergRestCatalog(
-      int port, String warehouse, ObjectStore store, ServiceProcess process) {
+  private IcebergRestCatalog(Path dir, int port, String warehouse, ObjectStore store) {
+    this.dir = dir;
     this.port = port;
     this.warehouse = warehouse;
     this.store = store;
-    this.process = process;
   }
 
   /**
@@ -50,16 +50,42 @@ public final class IcebergRestCatalog implements AutoCloseable {
     Objects.requireNonNull(workDir, "workDir");
     Objects.requireNonNull(store, "store");
     Path dir = workDir.toAbsolutePath();
-    int port = LoopbackPorts.freePort();
-    String warehouse = "s3://" + store.bucket() + "/warehouse";
+    IcebergRestCatalog catalog =
+        new IcebergRestCatalog(
+            dir, LoopbackPorts.freePort(), "s3://" + store.bucket() + "/warehouse", store);
+    catalog.launch();
+    return catalog;
+  }
+
+  /**
+   * Stops the server, keeping its SQLite file: clients get connection errors until {@link
+   * #restart()}. Does nothing if it is not running.
+   */
+  public void stop() {
+    if (process != null) {
+      process.close();
+    }
+  }
+
+  /** Stops the server if it runs and starts it again on the same port with the same catalog. */
+  public void restart() {
+    stop();
+    launch();
+  }
+
+  /** Whether the server process is running. */
+  public boolean isRunning() {
+    return process != null && process.isAlive();
+  }
+
+  private void launch() {
     Path tmp;
     try {
       tmp = Files.createDirectories(dir.resolve("tmp"));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-
-    ServiceProcess process =
+    process =
         ServiceProcess.builder(SERVICE)
             .classpath(ServiceClasspath.of(SERVICE))
             .mainClass("org.apache.iceberg.rest.RESTCatalogServer")
@@ -96,7 +122,6 @@ public final class IcebergRestCatalog implements AutoCloseable {
     process.awaitReady(
         READY_TIMEOUT,
         () -> http.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
-    return new IcebergRestCatalog(port, warehouse, store, process);
   }
 
   /** The catalog's base URI, {@code http://127.0.0.1:<port>}: the {@code uri} catalog property. */
@@ -138,7 +163,7 @@ public final class IcebergRestCatalog implements AutoCloseable {
   /** Stops the server; the SQLite file and the objects stay. */
   @Override
   public void close() {
-    process.close();
+    stop();
   }
 
   @Override

@@ -102,6 +102,16 @@ public final class LocalStack implements AutoCloseable {
     return catalog;
   }
 
+  /** Where a Tally job reaches this stack's services, for its {@link TallyYaml}. */
+  public TallyYaml.Services tallyServices() {
+    return new TallyYaml.Services(
+        kafka.bootstrapServers(),
+        catalog.uri(),
+        catalog.warehouse(),
+        objectStore.endpoint(),
+        objectStore.region());
+  }
+
   /** The directory under which every service keeps its configuration, data and log. */
   public Path rootDirectory() {
     return rootDir;

@@ -1,0 +1,212 @@
+package dev.tally.it.eo;
+
+import dev.tally.it.oracle.ExactlyOnceVerdict;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Random;
+import org.apache.flink.api.common.JobID;
+
+/**
+ * The fault scenarios of the exactly-once harness. Each takes its random points (record counts,
+ * checkpoint numbers, downtimes) from its seed, runs Tally's streaming job over the harness's topic
+ * until it has committed the last offsets, ends it by draining ({@link Harness.Run#finishByDrain}),
+ * and returns the verdict against the oracle. A scenario whose fault did not strike (the job ended
+ * first) fails: a run without its fault proves nothing about it.
+ */
+enum Scenario {
+  /** No fault: the baseline the others must equal. */
+  FAILURE_FREE {
+    @Override
+    void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
+      run.finishByDrain(run.submit(2, null, null));
+      notes.append("no fault");
+    }
+  },
+
+  /** (1) An exception thrown in a task mid-stream, after a seeded number of records. */
+  TASK_EXCEPTION {
+    @Override
+    void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
+      long after = 2_000 + random.nextInt(40_000);
+      Path marker = run.dir.resolve("fault-fired");
+      Fault fault = new Fault(Fault.Kind.TASK_EXCEPTION, after, 0, marker.toString());
+      JobID job = run.submit(2, null, fault);
+      run.finishByDrain(job);
+      check(Files.exists(marker), "the exception was thrown");
+      check(run.restarted(job), "the job restarted");
+      notes.append("exception after ").append(after).append(" records of a subtask, job restarted");
+    }
+  },
+
+  /** (2) A failure in a task's snapshot during a seeded checkpoint; none tolerated, so failover. */
+  CHECKPOINT_FAILURE {
+    @Override
+    void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
+      long checkpoint = 1 + random.nextInt(3);
+      Path marker = run.dir.resolve("fault-fired");
+      Fault fault = new Fault(Fault.Kind.CHECKPOINT_FAILURE, 0, checkpoint, marker.toString());
+      JobID job = run.submit(2, null, fault, "checkpoints.tolerable-failures=0");
+      run.finishByDrain(job);
+      check(Files.exists(marker), "the snapshot failed");
+      check(run.restarted(job), "the job restarted");
+      notes
+          .append("snapshot of checkpoint >= ")
+          .append(checkpoint)
+          .append(" failed, job restarted");
+    }
+  },
+
+  /**
+   * (3) The catalog goes away after a seeded number of commits: the next checkpoint writes its data
+   * files and completes, and its Iceberg commit fails; the catalog comes back after a seeded delay.
+   */
+  COMMIT_FAILURE {
+    @Override
+    void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
+      long before = 1 + random.nextInt(3);
+      JobID job = run.submit(2, null, null);
+      check(run.awaitCheckpoints(job, before), "the job runs at checkpoint " + before);
+      run.harness().infrastructure().stopCatalog();
+      long stoppedAt = System.nanoTime();
+      long stoppedAtMillis = System.currentTimeMillis();
+      long completed = run.completedCheckpoints(job);
+      boolean failedOver;
+      try {
+        // A checkpoint completes while the catalog is down (its data files are in the store) and
+        // its
+        // commit fails; the failing commit fails the committer task, so the job fails over. Either
+        // sign will do: the checkpoint that completed at the very moment of the stop may be the
+        // one.
+        Harness.await(
+            "a checkpoint completes or the job fails over while the catalog is down",
+            Duration.ofMinutes(2),
+            () ->
+                run.completedCheckpoints(job) > completed
+                    || run.restartedSince(job, stoppedAtMillis));
+        Harness.sleep(Duration.ofMillis(random.nextInt(5_000)));
+        failedOver = run.restartedSince(job, stoppedAtMillis);
+      } finally {
+        run.harness().infrastructure().startCatalog();
+      }
+      long down = Harness.millisSince(stoppedAt);
+      run.finishByDrain(job);
+      notes
+          .append("catalog down ")
+          .append(down)
+          .append(" ms after checkpoint ")
+          .append(completed)
+          .append(failedOver ? ", the failed commit failed the job over" : ", no failover");
+    }
+  },
+
+  /** (4) The Kafka broker restarts (same port and data) after a seeded number of checkpoints. */
+  BROKER_RESTART {
+    @Override
+    void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
+      long before = 1 + random.nextInt(3);
+      Duration downtime = Duration.ofMillis(random.nextInt(4_000));
+      JobID job = run.submit(2, null, null);
+      check(run.awaitCheckpoints(job, before), "the job runs at checkpoint " + before);
+      long started = System.nanoTime();
+      run.harness().infrastructure().restartBroker(downtime);
+      long took = Harness.millisSince(started);
+      run.finishByDrain(job);
+      notes
+          .append("broker restarted after checkpoint ")
+          .append(before)
+          .append(", down ")
+          .append(took)
+          .append(" ms")
+          .append(run.restarted(job) ? ", job restarted" : ", no restart");
+    }
+  },
+
+  /** (5) The job is cancelled at a seeded checkpoint and resumed from its latest retained one. */
+  CANCEL_AND_RESUME {
+    @Override
+    void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
+      long at = 1 + random.nextInt(4);
+      JobID job = run.submit(2, null, null);
+      check(run.awaitCheckpoints(job, at), "the job runs at checkpoint " + at);
+      Harness.sleep(Duration.ofMillis(random.nextInt(1_000)));
+      run.cancel(job);
+      String checkpoint = run.latestRetainedCheckpoint(job);
+      JobID resumed = run.submit(2, checkpoint, null);
+      run.finishByDrain(resumed);
+      check(run.restoredCheckpoints(resumed) == 1, "the resumed job started from the checkpoint");
+      notes
+          .append("cancelled after checkpoint ")
+          .append(at)
+          .append(", resumed from ")
+          .append(checkpoint.substring(checkpoint.lastIndexOf("chk-")));
+    }
+  },
+
+  /** (6) Stop with a savepoint and resume at parallelism 3, then again and resume at 1. */
+  SAVEPOINT_RESCALE {
+    @Override
+    void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
+      long first = 1 + random.nextInt(3);
+      long second = 1 + random.nextInt(2);
+      JobID p2 = run.submit(2, null, null);
+      check(run.awaitCheckpoints(p2, first), "the job at p=2 runs at checkpoint " + first);
+      String savepoint2 = run.stopWithSavepoint(p2);
+      JobID p3 = run.submit(3, savepoint2, null);
+      check(run.awaitCheckpoints(p3, second), "the job at p=3 runs at checkpoint " + second);
+      String savepoint3 = run.stopWithSavepoint(p3);
+      JobID p1 = run.submit(1, savepoint3, null);
+      run.finishByDrain(p1);
+      check(run.restoredCheckpoints(p3) == 1, "p=3 started from the savepoint");
+      check(run.restoredCheckpoints(p1) == 1, "p=1 started from the savepoint");
+      notes
+          .append("p=2 stopped with a savepoint after checkpoint ")
+          .append(first)
+          .append(", p=3 after ")
+          .append(second)
+          .append(" more, then p=1 to the end");
+    }
+  };
+
+  /** Runs the scenario on its own table and dead-letter topic; returns the verdict. */
+  Outcome run(Harness harness, long seed) throws Exception {
+    Harness.Run run =
+        harness.run(name().toLowerCase(java.util.Locale.ROOT) + "_" + Long.toHexString(seed));
+    System.out.printf("[%s] %s, seed %d%n", run.name, name(), seed);
+    StringBuilder notes = new StringBuilder();
+    try {
+      inject(run, new Random(seed), notes);
+    } finally {
+      // A failed scenario must not leave a job running into the next one.
+      run.cancelUnfinishedJobs();
+    }
+    long jobMillis = Harness.millisSince(run.started);
+    ExactlyOnceVerdict verdict = run.verdict();
+    return new Outcome(
+        this, seed, jobMillis, Harness.millisSince(run.started), notes.toString(), verdict);
+  }
+
+  abstract void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception;
+
+  private static void check(boolean condition, String what) {
+    if (!condition) {
+      throw new AssertionError("the fault did not strike as planned: expected " + what);
+    }
+  }
+
+  /** What a scenario run did and how it ended. */
+  record Outcome(
+      Scenario scenario,
+      long seed,
+      long jobMillis,
+      long totalMillis,
+      String notes,
+      ExactlyOnceVerdict verdict) {
+    @Override
+    public String toString() {
+      return String.format(
+          "%-18s seed %-20d %s in %6d ms (jobs %6d ms): %s",
+          scenario, seed, verdict.exact() ? "EXACT" : "NOT EXACT", totalMillis, jobMillis, notes);
+    }
+  }
+}

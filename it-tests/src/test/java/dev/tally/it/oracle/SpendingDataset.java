@@ -1,0 +1,377 @@
+package dev.tally.it.oracle;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+
+/**
+ * A seeded dataset and its oracle: the table and the dead letters the SPEC demands, computed here
+ * from the SPEC's rules alone, never from Tally's code.
+ *
+ * <p>Every verdict is decided by the data, not by timing, so a run with failures must end exactly
+ * as a failure-free one:
+ *
+ * <ul>
+ *   <li>Each user's records go to one partition ({@code user % 8}) in production order, so which of
+ *       two records with one transaction id comes first is fixed.
+ *   <li>Event times run forward over {@link Shape#span()}, each up to 4 s early: out of order
+ *       within the 5 s bound of the partition's own watermark, so nothing is ever {@code LATE}.
+ *       ({@code LATE} needs a watermark that passed a window, and with partitions read in parallel
+ *       when that happens is timing; the topology's MiniCluster test covers {@code LATE}.)
+ *   <li>Events at exactly a window's start and at its last millisecond, right after each boundary.
+ *   <li>Exact duplicates (dropped) and conflicting duplicates ({@code CONFLICTING_DUPLICATE}) a few
+ *       records after their original, in its partition.
+ *   <li>Bad records of every reason that data alone decides: {@code MALFORMED}, {@code
+ *       MISSING_FIELD}, {@code INVALID_FIELD} (several forms each), {@code FUTURE_TIMESTAMP}
+ *       (judged against the record timestamp), and {@code AMOUNT_OVERFLOW} (two amounts of one
+ *       window whose sum leaves the 64-bit range).
+ *   <li>Five currencies, refunds, and every accepted timestamp form.
+ * </ul>
+ *
+ * Record timestamps are in the past: the broker refuses timestamps more than an hour ahead of its
+ * clock, and test topics need {@code retention.ms=-1} so it never deletes them.
+ */
+public final class SpendingDataset {
+
+  public static final int PARTITIONS = 8;
+
+  /** Event time of the first event; in the past (see above). */
+  public static final Instant BASE = Instant.parse("2026-01-15T00:00:00Z");
+
+  private static final String[] CURRENCIES = {"EUR", "USD", "GBP", "JPY", "CHF"};
+  private static final long HOUR = 3_600_000L;
+  private static final DateTimeFormatter OFFSET_FORM =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSXXX").withZone(ZoneOffset.ofHours(2));
+  private static final DateTimeFormatter SQL_FORM =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
+
+  /**
+   * The dataset's size.
+   *
+   * @param events base events (bad records and duplicates come on top of them)
+   * @param users distinct users
+   * @param span event time covered by the base events
+   * @param flush one more event per partition six hours after the span: in a streaming run it moves
+   *     every partition's watermark past all real windows, while its own window stays open
+   */
+  public record Shape(int events, int users, Duration span, boolean flush) {}
+
+  private final long seed;
+  private final Shape shape;
+  private final List<Input> inputs = new ArrayList<>();
+  private final Map<SpendingKey, Totals> oracle = new TreeMap<>();
+  private final Map<String, Integer> rejectedByReason = new TreeMap<>();
+  private int exactDuplicates;
+
+  private SpendingDataset(long seed, Shape shape) {
+    this.seed = seed;
+    this.shape = shape;
+  }
+
+  /** Generates the dataset of {@code seed}: the same seed, the same records and oracle. */
+  public static SpendingDataset generate(long seed, Shape shape) {
+    SpendingDataset d = new SpendingDataset(seed, shape);
+    d.fill(new Random(seed));
+    return d;
+  }
+
+  /** The records, in production order. */
+  public List<Input> inputs() {
+    return Collections.unmodifiableList(inputs);
+  }
+
+  /** The whole table a bounded run ends with (its final watermark closes every window). */
+  public Map<SpendingKey, Totals> oracle() {
+    return Collections.unmodifiableMap(oracle);
+  }
+
+  /** The table a streaming run ends with: every window but the flush windows, never closed. */
+  public Map<SpendingKey, Totals> closedWindowsOracle() {
+    Map<SpendingKey, Totals> closed = new TreeMap<>(oracle);
+    closed.keySet().removeIf(k -> !k.windowStart().isBefore(flushAt()));
+    return closed;
+  }
+
+  /** How many records each reason must reject. */
+  public Map<String, Integer> rejectedByReason() {
+    return Collections.unmodifiableMap(rejectedByReason);
+  }
+
+  /** Exact duplicates in the data: dropped, in neither the table nor the dead letters. */
+  public int exactDuplicates() {
+    return exactDuplicates;
+  }
+
+  public long seed() {
+    return seed;
+  }
+
+  /** Accepted records the table must count. */
+  public long countedRecords() {
+    return oracle.values().stream().mapToLong(Totals::count).sum();
+  }
+
+  @Override
+  public String toString() {
+    return "dataset seed "
+        + seed
+        + ": "
+        + inputs.size()
+        + " records on "
+        + PARTITIONS
+        + " partitions, "
+        + countedRecords()
+        + " counted into "
+        + oracle.size()
+        + " rows, "
+        + exactDuplicates
+        + " exact duplicates, rejected "
+        + rejectedByReason;
+  }
+
+  private Instant flushAt() {
+    return BASE.plus(shape.span()).plus(Duration.ofHours(6));
+  }
+
+  private void fill(Random random) {
+    long base = BASE.toEpochMilli();
+    long step = Math.max(1, shape.span().toMillis() / shape.events());
+    // Duplicates wait a few records (at most ~10 steps, well inside the 5 s bound) in their queue.
+    Deque<long[]> pendingAt = new ArrayDeque<>();
+    Deque<Input> pending = new ArrayDeque<>();
+    int bad = 0;
+    for (int i = 0; i < shape.events(); i++) {
+      long t = base + i * step;
+      while (!pending.isEmpty() && pendingAt.peekFirst()[0] <= i) {
+        pendingAt.removeFirst();
+        Input dup = pending.removeFirst();
+        add(dup.partition(), dup.key(), dup.value(), t, dup.rejected());
+      }
+      int user = random.nextInt(shape.users());
+      String userId = "user-" + user;
+      int partition = user % PARTITIONS;
+      long eventTime = Math.max(base, t - random.nextInt(4_000));
+      long hour = t - Math.floorMod(t, HOUR);
+      if (t - hour < 4_000 && hour > base && random.nextBoolean()) {
+        // Window boundaries: the first millisecond of the new window, or the last of the old one.
+        eventTime = random.nextBoolean() ? hour : hour - 1;
+      }
+      double kind = random.nextDouble();
+      if (kind < 0.02) {
+        BadRecord b = badRecord(bad++, i, userId, eventTime);
+        add(partition, userId, b.value, t, b.reason);
+        continue;
+      }
+      if (kind < 0.0205) {
+        // More than an hour after its record timestamp: rejected, never moves the watermark.
+        long future = t + HOUR + 1 + random.nextInt(60_000);
+        add(
+            partition,
+            userId,
+            json("f-" + seed + "-" + i, userId, 1, "EUR", future, random),
+            t,
+            "FUTURE_TIMESTAMP");
+        continue;
+      }
+      String txId = "tx-" + seed + "-" + i;
+      long amount = 1 + random.nextInt(100_000);
+      if (random.nextInt(20) == 0) {
+        amount = -amount; // a refund
+      }
+      String currency = CURRENCIES[random.nextInt(CURRENCIES.length)];
+      String value = json(txId, userId, amount, currency, eventTime, random);
+      add(partition, userId, value, t, null);
+      count(userId, currency, eventTime, amount);
+      double dup = random.nextDouble();
+      if (dup < 0.03 || dup >= 0.05 && dup < 0.07) {
+        boolean exact = dup < 0.03;
+        String again = exact ? value : json(txId, userId, amount + 1, currency, eventTime, random);
+        exactDuplicates += exact ? 1 : 0;
+        pendingAt.addLast(new long[] {i + 1 + random.nextInt(10)});
+        pending.addLast(
+            new Input(
+                partition, bytes(userId), bytes(again), t, exact ? null : "CONFLICTING_DUPLICATE"));
+      }
+      if (i == shape.events() / 2) {
+        overflow(t, random);
+      }
+    }
+    while (!pending.isEmpty()) {
+      Input dup = pending.removeFirst();
+      add(dup.partition(), dup.key(), dup.value(), dup.timestamp(), dup.rejected());
+    }
+    if (shape.flush()) {
+      long flush = flushAt().toEpochMilli();
+      for (int p = 0; p < PARTITIONS; p++) {
+        String userId = "flush-" + p;
+        add(p, userId, json("flush-" + seed + "-" + p, userId, 1, "EUR", flush, null), flush, null);
+        count(userId, "EUR", flush, 1);
+      }
+    }
+  }
+
+  /** Per partition, a user whose second amount would overflow its window's total. */
+  private void overflow(long t, Random random) {
+    for (int p = 0; p < PARTITIONS; p++) {
+      String userId = "whale-" + p;
+      long big = Long.MAX_VALUE - 1_000_000;
+      add(p, userId, json("w1-" + seed + "-" + p, userId, big, "CHF", t, random), t, null);
+      count(userId, "CHF", t, big);
+      add(
+          p,
+          userId,
+          json("w2-" + seed + "-" + p, userId, 2_000_000, "CHF", t, random),
+          t,
+          "AMOUNT_OVERFLOW");
+      add(p, userId, json("w3-" + seed + "-" + p, userId, -5, "CHF", t, random), t, null);
+      count(userId, "CHF", t, -5);
+    }
+  }
+
+  private record BadRecord(byte[] value, String reason) {}
+
+  /** The n-th bad record: every form in turn, so each one is in every large enough dataset. */
+  private BadRecord badRecord(int n, int i, String userId, long eventTime) {
+    String id = "b-" + seed + "-" + i;
+    String ts = "\"" + Instant.ofEpochMilli(eventTime) + "\"";
+    String u = "\"" + userId + "\"";
+    return switch (n % 17) {
+      case 0 -> new BadRecord(bytes("{not json"), "MALFORMED");
+      case 1 -> new BadRecord(bytes("[1,2,3]"), "MALFORMED");
+      case 2 ->
+          new BadRecord(new byte[] {'{', '"', (byte) 0xC3, (byte) 0x28, '"', '}'}, "MALFORMED");
+      case 3 -> new BadRecord(null, "MALFORMED"); // a tombstone
+      case 4 ->
+          new BadRecord(
+              bytes(
+                  "{\"transaction_id\":\""
+                      + id
+                      + "\",\"transaction_id\":\"x\",\"user_id\":"
+                      + u
+                      + ",\"amount_cents\":1,\"currency\":\"EUR\",\"event_timestamp\":"
+                      + ts
+                      + "}"),
+              "MALFORMED");
+      case 5 ->
+          new BadRecord(
+              bytes(
+                  "{\"transaction_id\":\""
+                      + id
+                      + "\",\"amount_cents\":1,\"currency\":\"EUR\","
+                      + "\"event_timestamp\":"
+                      + ts
+                      + "}"),
+              "MISSING_FIELD");
+      case 6 ->
+          new BadRecord(
+              bytes(
+                  "{\"transaction_id\":\""
+                      + id
+                      + "\",\"user_id\":"
+                      + u
+                      + ",\"amount_cents\":1,\"currency\":null,\"event_timestamp\":"
+                      + ts
+                      + "}"),
+              "MISSING_FIELD");
+      case 7 ->
+          new BadRecord(
+              bytes(
+                  "{\"transaction_id\":\""
+                      + id
+                      + "\",\"user_id\":"
+                      + u
+                      + ",\"amount_cents\":1,\"currency\":\"EUR\"}"),
+              "MISSING_FIELD");
+      case 8 -> invalid(id, u, "1", "\"usd\"", ts);
+      case 9 -> invalid(id, u, "1", "\"XYZ\"", ts);
+      case 10 -> invalid(id, u, "1.5", "\"EUR\"", ts);
+      case 11 -> invalid(id, u, "\"100\"", "\"EUR\"", ts);
+      case 12 -> invalid(id, u, "9223372036854775808", "\"EUR\"", ts);
+      case 13 -> invalid("x".repeat(129), u, "1", "\"EUR\"", ts);
+      case 14 -> invalid(id, "\"   \"", "1", "\"EUR\"", ts);
+      case 15 -> invalid(id, u, "1", "\"EUR\"", "\"yesterday\"");
+      default -> invalid(id, u, "1", "\"EUR\"", "\"" + eventTime + "\""); // digits as a string
+    };
+  }
+
+  private static BadRecord invalid(
+      String id, String user, String amount, String currency, String timestamp) {
+    return new BadRecord(
+        bytes(
+            "{\"transaction_id\":\""
+                + id
+                + "\",\"user_id\":"
+                + user
+                + ",\"amount_cents\":"
+                + amount
+                + ",\"currency\":"
+                + currency
+                + ",\"event_timestamp\":"
+                + timestamp
+                + "}"),
+        "INVALID_FIELD");
+  }
+
+  private void add(int partition, String key, String value, long timestamp, String rejected) {
+    add(partition, bytes(key), bytes(value), timestamp, rejected);
+  }
+
+  private void add(int partition, String key, byte[] value, long timestamp, String rejected) {
+    add(partition, bytes(key), value, timestamp, rejected);
+  }
+
+  private void add(int partition, byte[] key, byte[] value, long timestamp, String rejected) {
+    inputs.add(new Input(partition, key, value, timestamp, rejected));
+    if (rejected != null) {
+      rejectedByReason.merge(rejected, 1, Integer::sum);
+    }
+  }
+
+  private void count(String userId, String currency, long eventTime, long amount) {
+    Instant window = Instant.ofEpochMilli(eventTime - Math.floorMod(eventTime, HOUR));
+    oracle.merge(new SpendingKey(userId, currency, window), new Totals(amount, 1), Totals::plus);
+  }
+
+  /**
+   * A valid transaction; {@code random} (if not null) picks among the accepted timestamp forms and
+   * sometimes adds an unknown field, which must be ignored.
+   */
+  private static String json(
+      String txId, String userId, long amount, String currency, long eventTime, Random random) {
+    int form = random == null ? 0 : random.nextInt(8);
+    String timestamp =
+        switch (form) {
+          case 1 -> Long.toString(eventTime);
+          case 2 -> "\"" + SQL_FORM.format(Instant.ofEpochMilli(eventTime)) + "\"";
+          case 3 -> "\"" + OFFSET_FORM.format(Instant.ofEpochMilli(eventTime)) + "\"";
+          default -> "\"" + Instant.ofEpochMilli(eventTime) + "\"";
+        };
+    String extra = form == 4 ? ",\"channel\":\"web\"" : "";
+    return "{\"transaction_id\":\""
+        + txId
+        + "\",\"user_id\":\""
+        + userId
+        + "\",\"amount_cents\":"
+        + amount
+        + ",\"currency\":\""
+        + currency
+        + "\",\"event_timestamp\":"
+        + timestamp
+        + extra
+        + "}";
+  }
+
+  private static byte[] bytes(String s) {
+    return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
+  }
+}
