@@ -71,7 +71,12 @@ final class IcebergSpendingSink implements SpendingSink {
         .name("Iceberg table maintenance: " + options.tableIdentifier())
         .uid(uid)
         .setParallelism(1)
-        .setMaxParallelism(1);
+        .setMaxParallelism(1)
+        // Never chained: at job parallelism 1 it would join the aggregator's chain and take that
+        // vertex's max parallelism (job.max-parallelism), so a savepoint taken at another
+        // parallelism would no longer restore ("Max parallelism mismatch", found by
+        // ExactlyOnceIT's rescale 3 -> 1).
+        .disableChaining();
   }
 
   /** The stable uid of the maintenance operator, derived from the sink's uid suffix. */

@@ -21,6 +21,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamNode;
+import org.apache.flink.streaming.api.operators.ChainingStrategy;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.hadoop.HadoopCatalog;
@@ -119,6 +120,11 @@ class IcebergSinkModuleTest {
             node -> {
               assertThat(node.getParallelism()).isEqualTo(1);
               assertThat(node.getTransformationUID()).isEqualTo("tally-iceberg-sink-maintenance");
+              // Chained at job parallelism 1, its max parallelism would change with the job's
+              // parallelism and savepoints would not restore across a rescale to or from 1.
+              assertThat(node.getOperatorFactory().getChainingStrategy())
+                  .isEqualTo(ChainingStrategy.NEVER);
+              assertThat(node.getMaxParallelism()).isEqualTo(1);
             });
     assertThat(nodes)
         .allSatisfy(
