@@ -276,7 +276,13 @@ final class Harness implements AutoCloseable {
       JobStatus status = status(job);
       System.out.printf("[%s] job %s %s after %d ms%n", name, job, status, millisSince(started));
       if (status != JobStatus.FINISHED) {
-        throw new AssertionError(name + ": job " + job + " ended " + status);
+        // The cause, so a failed run can be diagnosed from the report alone.
+        Throwable cause =
+            get(flink.requestJobResult(job))
+                .getSerializedThrowable()
+                .map(t -> t.deserializeError(getClass().getClassLoader()))
+                .orElse(null);
+        throw new AssertionError(name + ": job " + job + " ended " + status, cause);
       }
     }
 
