@@ -2,6 +2,7 @@ package dev.tally.bench;
 
 import dev.tally.stack.LocalStack;
 import dev.tally.stack.LoopbackPorts;
+import dev.tally.stack.TallyYaml;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -45,57 +46,17 @@ public final class TallyJobLauncher {
   static Path writeConfig(
       Path dir, LocalStack stack, String topic, String table, int parallelism, Duration interval)
       throws IOException {
-    String yaml =
-        """
-        # Written by the bench (dev.tally.bench): every key is documented in docs/configuration.md.
-        kafka:
-          bootstrap-servers: %s
-          source:
-            topics: [%s]
-            group-id: tally-bench-%s
-            startup-mode: earliest
-          dead-letter:
-            topic: %s.dlq
-            transactional-id-prefix: tally-bench-%s
-        iceberg:
-          catalog:
-            type: rest
-            uri: %s
-            warehouse: %s
-          storage:
-            type: s3
-            s3-endpoint: %s
-            s3-path-style-access: true
-            region: %s
-          namespace: %s
-          table: %s
-        state:
-          checkpoint-directory: %s
-        checkpoints:
-          interval: %ds
-        job:
-          name: tally-bench-%s
-          parallelism: %d
-        """
-            .formatted(
-                stack.kafka().bootstrapServers(),
-                topic,
-                table,
-                topic,
-                table,
-                stack.catalog().uri(),
-                stack.catalog().warehouse(),
-                stack.objectStore().endpoint(),
-                stack.objectStore().region(),
-                BenchContext.NAMESPACE,
-                table,
-                dir.resolve("checkpoints").toUri(),
-                interval.toSeconds(),
-                table,
-                parallelism);
-    Path file = dir.resolve("tally.yaml");
-    Files.writeString(file, yaml, StandardCharsets.UTF_8);
-    return file;
+    return TallyYaml.builder(stack.tallyServices())
+        .topic(topic)
+        .groupId("tally-bench-" + table)
+        .transactionalIdPrefix("tally-bench-" + table)
+        .table(table)
+        .set("iceberg.namespace", BenchContext.NAMESPACE)
+        .checkpointDirectory(dir.resolve("checkpoints"))
+        .checkpointInterval(interval)
+        .jobName("tally-bench-" + table)
+        .parallelism(parallelism)
+        .writeTo(dir.resolve("tally.yaml"));
   }
 
   /**

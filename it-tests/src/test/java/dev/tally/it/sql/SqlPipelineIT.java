@@ -15,6 +15,7 @@ import dev.tally.runtime.sql.SqlScript;
 import dev.tally.runtime.sql.SqlScriptException;
 import dev.tally.runtime.sql.TextTable;
 import dev.tally.stack.LocalStack;
+import dev.tally.stack.TallyYaml;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -112,48 +113,18 @@ class SqlPipelineIT {
             "S3_PATH_STYLE_ACCESS", "true",
             "SCAN_STARTUP_MODE", "earliest-offset",
             "SCAN_BOUNDED_MODE", "latest-offset");
-    tallyYaml = root.resolve("tally.yaml");
-    Files.writeString(
-        tallyYaml,
-        """
-        kafka:
-          bootstrap-servers: %s
-          source:
-            topics: [%s]
-            group-id: tally-java
-            startup-mode: earliest
-            bounded: true
-          dead-letter:
-            topic: %s.dlq
-            transactional-id-prefix: tally-sql-it-dlq
-        iceberg:
-          catalog:
-            type: rest
-            uri: %s
-            warehouse: %s
-          storage:
-            type: s3
-            s3-endpoint: %s
-            s3-path-style-access: true
-            region: %s
-          table: spending_java
-        state:
-          checkpoint-directory: %s
-        checkpoints:
-          interval: 1s
-        job:
-          parallelism: 2
-        """
-            .formatted(
-                stack.kafka().bootstrapServers(),
-                TOPIC,
-                TOPIC,
-                stack.catalog().uri(),
-                stack.catalog().warehouse(),
-                stack.objectStore().endpoint(),
-                stack.objectStore().region(),
-                root.resolve("checkpoints").toUri()),
-        StandardCharsets.UTF_8);
+    // Tally's Java pipeline, bounded like the scripts, into its own table.
+    tallyYaml =
+        TallyYaml.builder(stack.tallyServices())
+            .topic(TOPIC)
+            .groupId("tally-java")
+            .transactionalIdPrefix("tally-sql-it-dlq")
+            .bounded(true)
+            .table("spending_java")
+            .checkpointDirectory(root.resolve("checkpoints"))
+            .checkpointInterval(Duration.ofSeconds(1))
+            .parallelism(2)
+            .writeTo(root.resolve("tally.yaml"));
   }
 
   @AfterAll
