@@ -5,6 +5,7 @@ import dev.tally.runtime.config.ConfigSource;
 import dev.tally.runtime.config.ConfigurationException;
 import dev.tally.runtime.config.TallyConfig;
 import dev.tally.runtime.guice.TallyModules;
+import dev.tally.runtime.job.ExecutionEnvironments;
 import dev.tally.runtime.job.TallyJob;
 import dev.tally.runtime.sql.QueryCommand;
 import dev.tally.runtime.sql.SqlCommand;
@@ -16,7 +17,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.slf4j.Logger;
@@ -129,15 +129,8 @@ public final class TallyMain {
 
     TallyJob job = TallyModules.injector(config).getInstance(TallyJob.class);
     Configuration flink = job.configuration();
-    StreamExecutionEnvironment env;
-    if (arguments.local()) {
-      flink.set(RestOptions.PORT, arguments.webPort());
-      config.job().applyLocalTo(flink);
-      env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(flink);
-      LOG.info("Flink web UI: http://localhost:{}", arguments.webPort());
-    } else {
-      env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
-    }
+    StreamExecutionEnvironment env =
+        ExecutionEnvironments.create(flink, config.job(), arguments.local(), arguments.webPort());
     job.attachTo(env);
     env.execute(config.job().name());
   }

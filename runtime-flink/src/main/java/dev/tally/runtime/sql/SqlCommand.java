@@ -4,6 +4,7 @@ import dev.tally.runtime.config.ConfigSource;
 import dev.tally.runtime.config.ConfigurationException;
 import dev.tally.runtime.config.TallyConfig;
 import dev.tally.runtime.guice.TallyModules;
+import dev.tally.runtime.job.ExecutionEnvironments;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +18,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.slf4j.Logger;
@@ -136,15 +136,8 @@ public final class SqlCommand {
             script.name(), script.statements().size());
         return 0;
       }
-      StreamExecutionEnvironment env;
-      if (arguments.local()) {
-        flink.set(RestOptions.PORT, arguments.webPort());
-        config.job().applyLocalTo(flink);
-        env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(flink);
-        LOG.info("Flink web UI: http://localhost:{}", arguments.webPort());
-      } else {
-        env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
-      }
+      StreamExecutionEnvironment env =
+          ExecutionEnvironments.create(flink, config.job(), arguments.local(), arguments.webPort());
       Optional<TableResult> result = runner.run(script, env);
       if (result.isEmpty()) {
         out.printf("%s: no INSERT INTO; statements executed, no job submitted%n", script.name());
