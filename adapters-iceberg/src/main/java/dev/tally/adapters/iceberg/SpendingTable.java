@@ -82,6 +82,11 @@ final class SpendingTable {
     properties.put(TableProperties.UPSERT_ENABLED, "true");
     properties.put(TableProperties.DEFAULT_FILE_FORMAT, "parquet");
     properties.put(TableProperties.PARQUET_COMPRESSION, "zstd");
+    // No dictionary pages: user_id and the totals have nearly as many values as rows, so their
+    // dictionaries only cost a hash lookup per value before falling back; currency and the window
+    // bounds compress to almost nothing under zstd without one. Measured on this table's rows:
+    // about a third more rows per second per writer, files about an eighth larger.
+    properties.put("parquet.enable.dictionary", "false");
     properties.put(
         TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(targetFileSizeBytes));
     return properties;
