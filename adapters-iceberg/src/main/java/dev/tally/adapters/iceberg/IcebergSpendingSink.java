@@ -5,9 +5,11 @@ import dev.tally.ports.out.SpendingSink;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Instant;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.slf4j.Logger;
@@ -15,9 +17,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@link SpendingSink} port on Iceberg's {@code IcebergSink} (Flink Sink V2; the legacy {@code
- * FlinkSink} can lose data with unaligned checkpoints): upserts on {@code user_id, currency,
- * window_start}, files committed only when a checkpoint completes, and Tally's own table
- * maintenance next to it ({@link TableMaintenanceFunction}).
+ * FlinkSink} can lose data with unaligned checkpoints): rows keyed by {@code user_id, currency,
+ * window_start}, each a plain insert when it is new and an upsert otherwise ({@link SpendingRows}),
+ * files committed only when a checkpoint completes, and Tally's own table maintenance next to it
+ * ({@link TableMaintenanceFunction}).
  *
  * <p>{@link #attach} first creates or checks the table (see {@link SpendingTableBootstrap}), so a
  * job never starts against a table it cannot write.
@@ -35,11 +38,22 @@ final class IcebergSpendingSink implements SpendingSink {
   @Override
   public void attach(DataStream<WindowedSpending> aggregates) {
     LOG.info("Attaching the Iceberg spending sink with {}", options);
-    bootstrapTable();
+    long writtenUpTo = bootstrapTable();
+    LOG.info(
+        "Rows of windows starting after {} are new to {}: a window's first row is inserted, later"
+            + " ones replace it",
+        describe(writtenUpTo),
+        options.tableIdentifier());
+    DataStream<RowData> rows =
+        aggregates
+            .flatMap(new SpendingRows(writtenUpTo), SpendingTable.rowTypeInfo())
+            .name("Spending rows: insert or replace")
+            .uid(options.uidSuffix() + "-rows");
     IcebergSink.Builder builder =
-        IcebergSink.builderFor(aggregates, new SpendingRowMapper(), SpendingTable.rowTypeInfo())
+        IcebergSink.forRowData(rows)
             .tableLoader(IcebergCatalogs.tableLoader(options))
-            .upsert(true)
+            // Not upsert: SpendingRows says per row whether to insert or to replace the key.
+            .upsert(false)
             .equalityFieldColumns(SpendingTable.IDENTIFIER_FIELDS)
             .distributionMode(options.distribution().icebergMode())
             .uidSuffix(options.uidSuffix());
@@ -94,10 +108,26 @@ final class IcebergSpendingSink implements SpendingSink {
     }
   }
 
-  private void bootstrapTable() {
+  private static String describe(long windowStartMillis) {
+    if (windowStartMillis == Long.MIN_VALUE) {
+      return "the start of time (the table is empty)";
+    }
+    if (windowStartMillis == Long.MAX_VALUE) {
+      return "the end of time (the table's files have no window_start bounds: every row replaces)";
+    }
+    return Instant.ofEpochMilli(windowStartMillis).toString();
+  }
+
+  /**
+   * Creates or checks the table.
+   *
+   * @return the latest window start the table holds rows for ({@link WrittenWindows})
+   */
+  private long bootstrapTable() {
     Catalog catalog = IcebergCatalogs.catalogLoader(options).loadCatalog();
     try {
-      SpendingTableBootstrap.ensureTable(catalog, options);
+      return WrittenWindows.latestWindowStartMillis(
+          SpendingTableBootstrap.ensureTable(catalog, options));
     } finally {
       if (catalog instanceof Closeable closeable) {
         try {

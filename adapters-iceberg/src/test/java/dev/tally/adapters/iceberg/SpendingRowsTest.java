@@ -8,6 +8,9 @@ import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.domain.window.EventTimeWindow;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -19,21 +22,67 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
 
-class SpendingRowMapperTest {
+class SpendingRowsTest {
 
   private static final Instant START = Instant.parse("2026-11-29T10:00:00Z");
   private static final Instant END = Instant.parse("2026-11-29T11:00:00Z");
 
-  private static WindowedSpending spending() {
+  private static WindowedSpending spending(boolean first) {
     return new WindowedSpending(
         new SpendingKey("user-ä1", "EUR"),
         new EventTimeWindow(START.toEpochMilli(), END.toEpochMilli()),
-        new SpendingAggregate(-1_234_567_890_123L, 42));
+        new SpendingAggregate(-1_234_567_890_123L, 42),
+        first);
+  }
+
+  private static WindowedSpending spending() {
+    return spending(true);
+  }
+
+  private static List<RowData> rows(long tableUpTo, WindowedSpending spending) {
+    List<RowData> rows = new ArrayList<>();
+    new SpendingRows(tableUpTo).flatMap(spending, new ListCollector<>(rows));
+    return rows;
+  }
+
+  private static List<RowKind> kinds(List<RowData> rows) {
+    return rows.stream().map(RowData::getRowKind).toList();
+  }
+
+  @Test
+  void aFirstRowOfAWindowAfterTheTablesHorizonIsAPlainInsert() {
+    assertThat(kinds(rows(Long.MIN_VALUE, spending(true)))).containsExactly(RowKind.INSERT);
+    assertThat(kinds(rows(START.toEpochMilli() - 1, spending(true))))
+        .containsExactly(RowKind.INSERT);
+  }
+
+  @Test
+  void aRowThatMayReplaceAnotherDeletesTheKeyFirst() {
+    // Emitted before by this state: the table may hold the key.
+    assertThat(kinds(rows(Long.MIN_VALUE, spending(false))))
+        .containsExactly(RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER);
+    // New to this state, but the table already held rows of this window when the job started
+    // (e.g. a run without the state wrote it).
+    assertThat(kinds(rows(START.toEpochMilli(), spending(true))))
+        .containsExactly(RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER);
+    // Unknown horizon: everything replaces.
+    assertThat(kinds(rows(Long.MAX_VALUE, spending(true))))
+        .containsExactly(RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER);
+  }
+
+  @Test
+  void bothHalvesOfAReplacementCarryTheKey() {
+    List<RowData> rows = rows(Long.MAX_VALUE, spending(false));
+    for (RowData row : rows) {
+      assertThat(row.getString(0).toString()).isEqualTo("user-ä1");
+      assertThat(row.getString(1).toString()).isEqualTo("EUR");
+      assertThat(row.getTimestamp(2, 6).toInstant()).isEqualTo(START);
+    }
   }
 
   @Test
   void mapsEveryFieldInTableColumnOrder() {
-    RowData row = new SpendingRowMapper().map(spending());
+    RowData row = rows(Long.MIN_VALUE, spending()).get(0);
 
     assertThat(row.getArity()).isEqualTo(SpendingTable.SCHEMA.columns().size());
     assertThat(row.getRowKind()).isEqualTo(RowKind.INSERT);
@@ -53,7 +102,7 @@ class SpendingRowMapperTest {
 
     TypeSerializer<RowData> serializer = type.createSerializer(config);
     DataOutputSerializer out = new DataOutputSerializer(128);
-    serializer.serialize(new SpendingRowMapper().map(spending()), out);
+    serializer.serialize(SpendingRows.row(RowKind.INSERT, spending()), out);
     RowData copy =
         serializer.deserialize(new DataInputDeserializer(out.getSharedBuffer(), 0, out.length()));
 

@@ -1,26 +1,36 @@
 package dev.tally.runtime.topology;
 
 /**
- * The running aggregate of one open (currency, window) of a user, and whether that exact value has
- * been emitted already (so early firing and the final firing do not write the same row twice).
+ * The running aggregate of one open (currency, window) of a user, whether that exact value has been
+ * emitted already (so early firing and the final firing do not write the same row twice), and
+ * whether any row of the window was emitted before (so the first one can be written as a plain
+ * insert: {@link dev.tally.domain.spending.WindowedSpending#firstForKey()}).
  *
  * @param currency the ISO 4217 code
  * @param windowStart the window start, epoch milliseconds
  * @param totalSpentCents exact running sum
  * @param transactionCount running count
  * @param emitted whether this value was emitted
+ * @param everEmitted whether a row of this window was emitted, with this value or an earlier one
  */
 public record OpenWindow(
     String currency,
     long windowStart,
     long totalSpentCents,
     long transactionCount,
-    boolean emitted) {
+    boolean emitted,
+    boolean everEmitted) {
 
   OpenWindow markEmitted() {
     return emitted
         ? this
-        : new OpenWindow(currency, windowStart, totalSpentCents, transactionCount, true);
+        : new OpenWindow(currency, windowStart, totalSpentCents, transactionCount, true, true);
+  }
+
+  /** This window with a new running value, not yet emitted. */
+  OpenWindow withValue(long newTotalSpentCents, long newTransactionCount) {
+    return new OpenWindow(
+        currency, windowStart, newTotalSpentCents, newTransactionCount, false, everEmitted);
   }
 
   boolean is(String otherCurrency, long otherStart) {

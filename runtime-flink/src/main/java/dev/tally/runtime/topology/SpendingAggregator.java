@@ -200,37 +200,65 @@ final class SpendingAggregator
       return;
     }
     seen.put(tx.transactionId(), SeenTransaction.of(tx));
-    if (current == null) {
-      // One dedupe-cleanup timer per (currency, window), not per record: registering a timer is a
-      // RocksDB write. It fires after every id of the window has passed its retention.
-      ctx.timerService().registerEventTimeTimer(dedupeCleanupTime(start + windowSize));
-    }
     // Late but within the allowed lateness: the window's row is already out, so upsert it now.
     boolean late = lastMillis <= watermark;
     OpenWindow next =
-        new OpenWindow(
-            tx.currency(), start, updated.totalSpentCents(), updated.transactionCount(), late);
-    open.update(with(all, index, next));
+        (current == null ? new OpenWindow(tx.currency(), start, 0, 0, false, false) : current)
+            .withValue(updated.totalSpentCents(), updated.transactionCount());
     if (late) {
-      if (current == null) {
-        // The window's first event arrived after its end: only the cleanup timer is still to come.
-        ctx.timerService().registerEventTimeTimer(lastMillis + lateness);
-      }
       emit(ctx.getCurrentKey(), next, out);
-      return;
+      next = next.markEmitted();
     }
+    open.update(with(all, index, next));
     if (current == null) {
-      ctx.timerService().registerEventTimeTimer(lastMillis);
-      if (lateness > 0) {
-        ctx.timerService().registerEventTimeTimer(lastMillis + lateness);
-      }
+      registerWindowTimers(ctx, all, start, late, watermark);
     }
-    if (earlyFiringInterval > 0) {
+    if (!late && earlyFiringInterval > 0) {
       long now = ctx.timerService().currentProcessingTime();
       ctx.timerService()
           .registerProcessingTimeTimer(
               now - Math.floorMod(now, earlyFiringInterval) + earlyFiringInterval);
     }
+  }
+
+  /**
+   * The timers of a window just opened: its firing (unless it opened late), its cleanup after the
+   * allowed lateness, and the hour-aligned dedupe cleanup. Registering a timer is a RocksDB write
+   * even when the same timer exists, so a window whose user already has an open window with the
+   * same start (another currency) registers nothing: that window registered the same timestamps
+   * when it opened, and they are still pending because they are all later than the watermark.
+   */
+  private void registerWindowTimers(
+      Context ctx, OpenWindow[] siblings, long start, boolean late, long watermark) {
+    long lastMillis = start + windowSize - 1;
+    long dedupeCleanup = dedupeCleanupTime(start + windowSize);
+    boolean shared = startsAlsoIn(siblings, start);
+    // One dedupe-cleanup timer per window start, not per record. A retention shorter than the
+    // lateness can have fired a sibling's already; then this one is registered (again) as before.
+    if (!shared || dedupeCleanup <= watermark) {
+      ctx.timerService().registerEventTimeTimer(dedupeCleanup);
+    }
+    if (shared) {
+      return;
+    }
+    if (!late) {
+      ctx.timerService().registerEventTimeTimer(lastMillis);
+    }
+    if (late || lateness > 0) {
+      // The window's first event arrived after its end: only the cleanup timer is still to come.
+      ctx.timerService().registerEventTimeTimer(lastMillis + lateness);
+    }
+  }
+
+  private static boolean startsAlsoIn(OpenWindow[] all, long windowStart) {
+    if (all != null) {
+      for (OpenWindow window : all) {
+        if (window.windowStart() == windowStart) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   @Override
@@ -396,7 +424,8 @@ final class SpendingAggregator
         new WindowedSpending(
             new SpendingKey(user, window.currency()),
             new EventTimeWindow(window.windowStart(), window.windowStart() + windowSize),
-            new SpendingAggregate(window.totalSpentCents(), window.transactionCount())));
+            new SpendingAggregate(window.totalSpentCents(), window.transactionCount()),
+            !window.everEmitted()));
   }
 
   private void reject(Context ctx, SourcedTransaction in, RejectionReason reason, String message) {

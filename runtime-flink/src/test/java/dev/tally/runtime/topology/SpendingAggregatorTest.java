@@ -44,6 +44,20 @@ class SpendingAggregatorTest {
     return h;
   }
 
+  /** A harness restored from {@code snapshot}. */
+  private static KeyedOneInputStreamOperatorTestHarness<
+          String, SourcedTransaction, WindowedSpending>
+      harness(AggregationSettings settings, OperatorSubtaskState snapshot) throws Exception {
+    KeyedOneInputStreamOperatorTestHarness<String, SourcedTransaction, WindowedSpending> h =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new KeyedProcessOperator<>(new SpendingAggregator(settings)),
+            new SpendingTopology.ByUser(),
+            Types.STRING);
+    h.initializeState(snapshot);
+    h.open();
+    return h;
+  }
+
   private static AggregationSettings settings(Duration lateness, Duration earlyFiring) {
     return new AggregationSettings(
         TumblingWindows.of(Duration.ofHours(1)), lateness, Duration.ofHours(24), earlyFiring);
@@ -89,6 +103,11 @@ class SpendingAggregatorTest {
                     + "#"
                     + r.aggregate().transactionCount())
         .toList();
+  }
+
+  /** Per emitted row, whether it said it was the first of its key. */
+  private List<Boolean> firsts() {
+    return harness.extractOutputValues().stream().map(WindowedSpending::firstForKey).toList();
   }
 
   private List<RejectedRecord> rejections() {
@@ -216,9 +235,42 @@ class SpendingAggregatorTest {
     assertThat(rows())
         .containsExactly(
             "alice/EUR@2026-11-29T10:00:00Z=100#1", "alice/EUR@2026-11-29T10:00:00Z=105#2");
+    assertThat(firsts()).as("the update replaces the first row").containsExactly(true, false);
     assertThat(rejections())
         .extracting(RejectedRecord::reason)
         .containsExactly(RejectionReason.LATE);
+  }
+
+  @Test
+  void aWindowEmittedBeforeASnapshotIsNotFirstAfterTheRestore() throws Exception {
+    AggregationSettings settings = settings(Duration.ofMinutes(10), Duration.ZERO);
+    harness.close();
+    harness = harness(settings);
+    process(aTransaction().user("alice").amount(100).at(H10).build());
+    watermark(H10.plusSeconds(3_600));
+    assertThat(firsts()).containsExactly(true);
+    OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+    harness.close();
+
+    harness = harness(settings, snapshot);
+    process(aTransaction().user("alice").amount(5).at(H10.plusSeconds(30)).build());
+
+    assertThat(rows()).containsExactly("alice/EUR@2026-11-29T10:00:00Z=105#2");
+    assertThat(firsts()).containsExactly(false);
+  }
+
+  @Test
+  void windowsOfOneUserAndStartShareTheirTimers() throws Exception {
+    process(aTransaction().user("alice").currency("EUR").amount(1).at(H10).build());
+    process(aTransaction().user("alice").currency("USD").amount(2).at(H10.plusSeconds(1)).build());
+    process(aTransaction().user("alice").currency("GBP").amount(3).at(H10.plusSeconds(2)).build());
+
+    assertThat(harness.numEventTimeTimers()).as("window end and dedupe cleanup").isEqualTo(2);
+    watermark(H10.plusSeconds(3_600));
+    assertThat(rows()).hasSize(3);
+    assertThat(firsts()).containsOnly(true);
+    watermark(H10.plus(Duration.ofHours(27)));
+    assertThat(harness.numEventTimeTimers()).isZero();
   }
 
   @Test
@@ -271,6 +323,7 @@ class SpendingAggregatorTest {
     assertThat(rows())
         .containsExactly(
             "alice/EUR@2026-11-29T10:00:00Z=100#1", "alice/EUR@2026-11-29T10:00:00Z=105#2");
+    assertThat(firsts()).containsExactly(true, false);
   }
 
   @Test
