@@ -73,6 +73,12 @@ final class Harness implements AutoCloseable {
 
   static final Duration JOB_TIMEOUT = Duration.ofMinutes(4);
 
+  /**
+   * {@code -Dtally.eo.bounded=true}: jobs read bounded and end by themselves, as a backfill does,
+   * instead of streaming and being drained.
+   */
+  static final boolean BOUNDED = Boolean.getBoolean("tally.eo.bounded");
+
   private final Path root;
   private final Infrastructure infrastructure;
   private final MiniCluster flink;
@@ -176,6 +182,7 @@ final class Harness implements AutoCloseable {
     final Path config;
     final long started = System.nanoTime();
     private final List<JobID> jobs = new ArrayList<>();
+    private final List<JobID> boundedJobs = new ArrayList<>();
 
     Harness harness() {
       return Harness.this;
@@ -194,12 +201,10 @@ final class Harness implements AutoCloseable {
               .groupId(group)
               .deadLetterTopic(dlq)
               .transactionalIdPrefix("tally-" + name + "-dlq")
-              // Streaming, as in production; finishByDrain ends each run. Not bounded: a bounded
-              // job
-              // that fails over after its sources finished lost the windows its final watermark
-              // closes (soak seed 11808859291337, see docs/exactly-once.md), and a resumed bounded
-              // KafkaSource never finishes (FLINK-31006).
-              .bounded(false)
+              // Streaming, as in production, and finishByDrain ends each run; or, with
+              // -Dtally.eo.bounded=true, bounded as a backfill runs (resumed jobs still read
+              // unbounded: a resumed bounded KafkaSource never finishes, FLINK-31006).
+              .bounded(BOUNDED)
               .table(table)
               .checkpointDirectory(dir.resolve("checkpoints"))
               .checkpointInterval(Duration.ofSeconds(1))
@@ -218,8 +223,11 @@ final class Harness implements AutoCloseable {
      */
     JobID submit(int parallelism, String restoreFrom, Fault fault, String... overrides)
         throws Exception {
-      TallyConfig tally =
-          TallyConfig.read(ConfigSource.load(config, List.of(overrides), System::getenv));
+      List<String> settings = new ArrayList<>(List.of(overrides));
+      if (restoreFrom != null) {
+        settings.add("kafka.source.bounded=false");
+      }
+      TallyConfig tally = TallyConfig.read(ConfigSource.load(config, settings, System::getenv));
       Injector injector;
       if (fault == null) {
         injector = TallyModules.injector(tally);
@@ -252,6 +260,9 @@ final class Harness implements AutoCloseable {
       job.attachTo(env);
       JobClient client = env.executeAsync(tally.job().name());
       jobs.add(client.getJobID());
+      if (tally.kafka().source().bounded()) {
+        boundedJobs.add(client.getJobID());
+      }
       System.out.printf(
           "[%s] job %s submitted at parallelism %d%s%s%n",
           name,
@@ -356,6 +367,11 @@ final class Harness implements AutoCloseable {
      * drain, which closes every window with the final watermark and commits the rest.
      */
     void finishByDrain(JobID job) {
+      if (boundedJobs.contains(job)) {
+        // A bounded job ends by itself, with the final watermark and the end of input.
+        awaitFinished(job);
+        return;
+      }
       await(
           "job " + job + " of " + name + " commits the last offsets",
           JOB_TIMEOUT,

@@ -86,6 +86,9 @@ final class SpendingAggregator
 
   private static final long DEDUPE_TIMER_GRANULARITY = 3_600_000L;
 
+  /** Name of the keyed state holding each user's open windows. */
+  static final String OPEN_WINDOWS_STATE = "open-windows-by-user";
+
   private final AggregationSettings settings;
   private final TumblingWindows windows;
   private final long windowSize;
@@ -127,7 +130,7 @@ final class SpendingAggregator
         getRuntimeContext()
             .getState(
                 new ValueStateDescriptor<>(
-                    "open-windows-by-user", TypeInformation.of(OpenWindow[].class)));
+                    OPEN_WINDOWS_STATE, TypeInformation.of(OpenWindow[].class)));
     MetricGroup tally = getRuntimeContext().getMetricGroup().addGroup("tally");
     duplicates = tally.counter("duplicatesDropped");
     windowsEmitted = tally.counter("windowsEmitted");
@@ -282,6 +285,14 @@ final class SpendingAggregator
     if (Math.floorMod(timestamp, DEDUPE_TIMER_GRANULARITY) == 0) {
       forgetTransactionsBefore(timestamp - retention);
     }
+  }
+
+  /**
+   * Emits and drops every open window of the current key, as the final watermark does: the end of
+   * input (see {@link SpendingAggregatorOperator}).
+   */
+  void closeAllWindows(String user, Collector<WindowedSpending> out) throws Exception {
+    fireAndCleanWindows(user, Long.MAX_VALUE, out);
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.domain.transaction.SourcedTransaction;
 import dev.tally.ports.in.TransactionStreams;
 import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -46,9 +47,11 @@ public final class SpendingTopology {
         input
             .accepted()
             .keyBy(new ByUser(), Types.STRING)
-            .process(new SpendingAggregator(settings))
-            .uid(AGGREGATOR_UID)
-            .name("Dedupe and aggregate spending per user, currency and window");
+            .transform(
+                "Dedupe and aggregate spending per user, currency and window",
+                TypeInformation.of(WindowedSpending.class),
+                new SpendingAggregatorOperator(new SpendingAggregator(settings)))
+            .uid(AGGREGATOR_UID);
     DataStream<RejectedRecord> rejected =
         input.rejected().union(aggregates.getSideOutput(SpendingAggregator.REJECTED));
     return new Output(aggregates, rejected);

@@ -260,6 +260,37 @@ class SpendingAggregatorTest {
   }
 
   @Test
+  void theEndOfInputClosesEveryOpenWindowEvenWithoutTheFinalWatermark() throws Exception {
+    harness.close();
+    harness =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new SpendingAggregatorOperator(new SpendingAggregator(AggregationSettings.defaults())),
+            new SpendingTopology.ByUser(),
+            Types.STRING);
+    harness.open();
+    process(aTransaction().user("alice").currency("EUR").amount(100).at(H10).build());
+    process(aTransaction().user("alice").currency("USD").amount(7).at(H10.plusSeconds(10)).build());
+    process(
+        aTransaction().user("bob").currency("GBP").amount(9).at(H10.plusSeconds(7_300)).build());
+    watermark(H10.plusSeconds(3_600));
+    assertThat(rows()).hasSize(2);
+
+    // As after a failover of a bounded job whose sources had finished: no final watermark.
+    harness.endInput();
+
+    assertThat(rows())
+        .containsExactlyInAnyOrder(
+            "alice/EUR@2026-11-29T10:00:00Z=100#1",
+            "alice/USD@2026-11-29T10:00:00Z=7#1",
+            "bob/GBP@2026-11-29T12:00:00Z=9#1");
+    assertThat(firsts()).containsOnly(true);
+
+    // The final watermark after the end of input finds nothing left to emit.
+    harness.processWatermark(Long.MAX_VALUE);
+    assertThat(rows()).hasSize(3);
+  }
+
+  @Test
   void windowsOfOneUserAndStartShareTheirTimers() throws Exception {
     process(aTransaction().user("alice").currency("EUR").amount(1).at(H10).build());
     process(aTransaction().user("alice").currency("USD").amount(2).at(H10.plusSeconds(1)).build());
