@@ -7,6 +7,8 @@ import dev.tally.domain.rejection.RejectedRecord;
 import dev.tally.domain.rejection.RejectionReason;
 import dev.tally.domain.transaction.SourceRecord;
 import dev.tally.domain.transaction.SourcedTransaction;
+import dev.tally.ports.in.TransactionStreams;
+import dev.tally.ports.types.TallyTypes;
 import java.io.IOException;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -14,6 +16,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.typeutils.PojoTypeInfo;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 
 /** The records crossing operators must use Flink's own serializers; a Kryo fall-back is a bug. */
@@ -41,5 +44,17 @@ class FlinkSerializationTest {
     assertThat(type).isInstanceOf(PojoTypeInfo.class);
     assertThat(roundTrip(type, accepted)).isEqualTo(accepted);
     assertThat(roundTrip(type, rejected)).isEqualTo(rejected);
+  }
+
+  @Test
+  void acceptedTransactionsLeaveTheSourceWithTheirDedicatedSerializer() {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    TransactionStreams streams =
+        new KafkaTransactionSource(
+                KafkaSourceOptions.builder().bootstrapServers("127.0.0.1:9092").build())
+            .open(env);
+
+    // The keyed shuffle after the source serializes with the accepted stream's type.
+    assertThat(streams.accepted().getType()).isSameAs(TallyTypes.SOURCED_TRANSACTION);
   }
 }

@@ -32,11 +32,39 @@ final class FieldRules {
           .map(Currency::getCurrencyCode)
           .collect(Collectors.toUnmodifiableSet());
 
+  /**
+   * The known codes of three upper-case ASCII letters (all of them, in practice), indexed by {@link
+   * #threeLetterIndex}: one array read per record instead of hashing the string and probing the
+   * set. Codes of any other shape stay in {@link #CURRENCY_CODES} only.
+   */
+  private static final boolean[] KNOWN_THREE_LETTER_CODES = new boolean[26 * 26 * 26];
+
+  static {
+    for (String code : CURRENCY_CODES) {
+      int index = threeLetterIndex(code);
+      if (index >= 0) {
+        KNOWN_THREE_LETTER_CODES[index] = true;
+      }
+    }
+  }
+
   private FieldRules() {}
 
   static String checkIdentifier(TransactionField field, String value) {
     if (value == null) {
       return field.jsonName() + " is missing";
+    }
+    // Fast path, the common case: 1..128 UTF-16 units (so 1..128 code points) whose first and last
+    // are not whitespace. Then the value is not blank, and strip() would remove nothing: no
+    // supplementary code point is whitespace, and a lone surrogate is not either, so judging the
+    // first and last char is judging the first and last code point. Anything else takes the full
+    // checks below, which decide the message.
+    int units = value.length();
+    if (units != 0
+        && units <= MAX_IDENTIFIER_LENGTH
+        && !Character.isWhitespace(value.charAt(0))
+        && !Character.isWhitespace(value.charAt(units - 1))) {
+      return null;
     }
     int length = value.codePointCount(0, value.length());
     if (length == 0 || value.isBlank()) {
@@ -59,8 +87,8 @@ final class FieldRules {
     if (value == null) {
       return "currency is missing";
     }
-    if (!CURRENCY_CODES.contains(value)) {
-      if (CURRENCY_CODES.contains(value.toUpperCase(java.util.Locale.ROOT))) {
+    if (!isKnownCurrencyCode(value)) {
+      if (isKnownCurrencyCode(value.toUpperCase(java.util.Locale.ROOT))) {
         return "currency must be upper case: \"" + abbreviate(value) + "\"";
       }
       return "currency is not an ISO 4217 code known to java.util.Currency: \""
@@ -68,6 +96,29 @@ final class FieldRules {
           + "\"";
     }
     return null;
+  }
+
+  /** Whether {@code code} is a currency code known to {@link Currency}, exactly as spelt. */
+  private static boolean isKnownCurrencyCode(String code) {
+    int index = threeLetterIndex(code);
+    return index >= 0 ? KNOWN_THREE_LETTER_CODES[index] : CURRENCY_CODES.contains(code);
+  }
+
+  /**
+   * The index of a code of exactly three letters {@code A..Z} in {@link #KNOWN_THREE_LETTER_CODES},
+   * or -1 for any other string.
+   */
+  private static int threeLetterIndex(String code) {
+    if (code.length() != 3) {
+      return -1;
+    }
+    int a = code.charAt(0) - 'A';
+    int b = code.charAt(1) - 'A';
+    int c = code.charAt(2) - 'A';
+    if (a < 0 || a >= 26 || b < 0 || b >= 26 || c < 0 || c >= 26) {
+      return -1;
+    }
+    return (a * 26 + b) * 26 + c;
   }
 
   static String checkEventTime(Instant value) {

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Ports speak the domain's language and Flink's DataStream API; no connector type may leak into
- * them.
+ * them. The serializers of domain types ({@code dev.tally.ports.types}) see Flink's type
+ * serialization API besides.
  */
 class PortsArchitectureTest {
 
@@ -31,6 +32,8 @@ class PortsArchitectureTest {
     classes()
         .that()
         .resideInAPackage("dev.tally.ports..")
+        .and()
+        .resideOutsideOfPackage("dev.tally.ports.types..")
         .should()
         .onlyDependOnClassesThat()
         .resideInAnyPackage(
@@ -45,10 +48,35 @@ class PortsArchitectureTest {
   }
 
   @Test
+  void typeSerializersDependOnTheDomainAndFlinksTypeSerializationApiOnly() {
+    classes()
+        .that()
+        .resideInAPackage("dev.tally.ports.types..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            "java..",
+            "dev.tally.domain..",
+            "dev.tally.ports.types..",
+            "org.apache.flink.api.common.serialization..",
+            "org.apache.flink.api.common.typeinfo..",
+            "org.apache.flink.api.common.typeutils..",
+            "org.apache.flink.core.memory..",
+            "org.apache.flink.types..")
+        .because(
+            "the serializers of domain types are shared by every adapter and the runtime, so they"
+                + " must not know any of them")
+        .allowEmptyShould(false)
+        .check(ports);
+  }
+
+  @Test
   void portsAreInterfacesOrTheirValueTypes() {
     classes()
         .that()
         .resideInAPackage("dev.tally.ports..")
+        .and()
+        .resideOutsideOfPackage("dev.tally.ports.types..")
         .and()
         .haveSimpleNameNotEndingWith("Streams")
         .should()

@@ -21,6 +21,13 @@ public record OpenWindow(
     boolean emitted,
     boolean everEmitted) {
 
+  /**
+   * A value that was emitted was, of course, ever emitted (also for state migrated from before).
+   */
+  public OpenWindow {
+    everEmitted = everEmitted || emitted;
+  }
+
   OpenWindow markEmitted() {
     return emitted
         ? this

@@ -122,15 +122,13 @@ final class SpendingAggregator
                 new MapStateDescriptor<>(
                     "seen-transactions",
                     TypeInformation.of(String.class),
-                    TypeInformation.of(SeenTransaction.class)));
+                    StateTypes.SEEN_TRANSACTION));
     // One small value per user (its few open windows), not a map: firing and cleaning then take a
     // point read and write, never a RocksDB iterator, whose seeks step over the tombstones of
     // every window removed before and made the end of a bounded run quadratic.
     open =
         getRuntimeContext()
-            .getState(
-                new ValueStateDescriptor<>(
-                    OPEN_WINDOWS_STATE, TypeInformation.of(OpenWindow[].class)));
+            .getState(new ValueStateDescriptor<>(OPEN_WINDOWS_STATE, StateTypes.OPEN_WINDOWS));
     MetricGroup tally = getRuntimeContext().getMetricGroup().addGroup("tally");
     duplicates = tally.counter("duplicatesDropped");
     windowsEmitted = tally.counter("windowsEmitted");

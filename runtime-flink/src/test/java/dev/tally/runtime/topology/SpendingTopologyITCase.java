@@ -8,6 +8,7 @@ import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.domain.transaction.SourcedTransaction;
 import dev.tally.domain.window.TumblingWindows;
 import dev.tally.ports.in.TransactionStreams;
+import dev.tally.ports.types.TallyTypes;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -140,13 +141,16 @@ class SpendingTopologyITCase {
                     new ScenarioTransactions(),
                     COUNT,
                     RateLimiterStrategy.perSecond(1_500),
-                    TypeInformation.of(SourcedTransaction.class)),
+                    TallyTypes.SOURCED_TRANSACTION),
                 WatermarkStrategy.forGenerator(context -> new EveryEventWatermarks())
                     .withTimestampAssigner((tx, ts) -> tx.transaction().eventTimeMillis()),
                 "scenario transactions")
             .setParallelism(1)
             .uid("scenario-transactions")
             .map(new FailOnceAfterACheckpoint(injectFailure ? COUNT / 2 : Long.MAX_VALUE))
+            // As the Kafka source declares it: the keyed shuffle (and the in-flight data of
+            // unaligned checkpoints) uses the dedicated serializer, as in the job.
+            .returns(TallyTypes.SOURCED_TRANSACTION)
             .setParallelism(1)
             .uid("failure-injection");
     DataStream<RejectedRecord> decodeRejections =

@@ -1,0 +1,18 @@
+package dev.tally.runtime.topology;
+
+import dev.tally.ports.types.SerializerTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+
+/** The type information of the aggregator's state values, each with its dedicated serializer. */
+final class StateTypes {
+
+  /** The value of the dedupe map state. */
+  static final TypeInformation<SeenTransaction> SEEN_TRANSACTION =
+      new SerializerTypeInfo<>(SeenTransaction.class, SeenTransactionSerializer.INSTANCE);
+
+  /** The per-user value state of open windows. */
+  static final TypeInformation<OpenWindow[]> OPEN_WINDOWS =
+      new SerializerTypeInfo<>(OpenWindow[].class, OpenWindowsSerializer.INSTANCE);
+
+  private StateTypes() {}
+}
