@@ -116,7 +116,8 @@ public final class Bench {
               workload.amountSum(),
               workload.expectedRows(),
               workload.expectedUserRows(),
-              o.jfr);
+              o.jfr,
+              o.tallySettings);
       List<LegResult> results = new ArrayList<>();
       for (Leg leg : legs()) {
         if (!o.legs.contains(leg.name())) {
@@ -234,6 +235,7 @@ public final class Bench {
     Duration warmup = Duration.ofSeconds(30);
     int throttle = 1_500;
     boolean jfr;
+    List<String> tallySettings = new ArrayList<>();
 
     static Options parse(List<String> args) {
       Options o = new Options();
@@ -257,6 +259,7 @@ public final class Bench {
           case "--parallelism" -> o.parallelism = Integer.parseInt(v);
           case "--checkpoint-interval" -> o.checkpointInterval = duration(v);
           case "--legs" -> o.legs = List.of(v.split(","));
+          case "--tally-set" -> o.tallySettings.add(v);
           case "--rate" -> o.rate = Integer.parseInt(v.replace("_", ""));
           case "--duration" -> o.duration = duration(v);
           case "--window" -> o.window = duration(v);

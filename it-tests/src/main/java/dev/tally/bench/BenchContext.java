@@ -3,6 +3,7 @@ package dev.tally.bench;
 import dev.tally.stack.LocalStack;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * What every leg of a throughput run shares: the services, the preloaded topic, the parallelism,
@@ -31,7 +32,8 @@ record BenchContext(
     long expectedAmountSum,
     long expectedRows,
     long expectedUserRows,
-    boolean jfr) {
+    boolean jfr,
+    List<String> tallySettings) {
 
   /** Namespace of the bench's own tables; the seed's SQL writes to its fixed {@code analytics}. */
   static final String NAMESPACE = "bench";

@@ -2,6 +2,7 @@ package dev.tally.bench;
 
 import java.nio.file.Files;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Tally's job, bounded: the job jar's {@code TallyMain --local} reads the topic to the offsets that
@@ -36,7 +37,8 @@ final class TallyLeg implements Leg {
             name(),
             TABLE,
             List.of(),
-            List.of("kafka.source.bounded=true"),
+            Stream.concat(Stream.of("kafka.source.bounded=true"), context.tallySettings().stream())
+                .toList(),
             context.stack().objectStore().awsClientEnvironment());
     if (run.exit() != 0) {
       return LegResult.failed(name(), "exit code " + run.exit() + ", see " + run.log());
