@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
@@ -31,9 +32,10 @@ import org.apache.iceberg.types.Types;
  *
  * <p>How: the bench follows the table's snapshots; for each new one it reads the {@code
  * window_start} bounds of the data files that snapshot added (from the manifests, no data read),
- * and a window is readable at the commit time of the last snapshot holding its rows (a window's
- * rows can straddle two commits when the subtasks fire it on either side of a checkpoint barrier).
- * The commit time is the snapshot's timestamp, written by the catalog on this same machine.
+ * and a window is readable at the commit time of the last snapshot holding its rows, compactions
+ * ({@code replace} snapshots, which change no row) not counted (a window's rows can straddle two
+ * commits when the subtasks fire it on either side of a checkpoint barrier). The commit time is the
+ * snapshot's timestamp, written by the catalog on this same machine.
  *
  * <p>A row cannot be final before its window's end plus the watermark's out-of-orderness bound;
  * after that it waits for the next checkpoint to complete. So the target is p99 ≤ out-of-orderness
@@ -180,6 +182,10 @@ final class Freshness {
     long w = o.window.toMillis();
     for (Snapshot snapshot : table.snapshots()) {
       if (!seen.add(snapshot.snapshotId())) {
+        continue;
+      }
+      if (DataOperations.REPLACE.equals(snapshot.operation())) {
+        // Compaction: it rewrites rows that were readable already, and changes none.
         continue;
       }
       for (DataFile file :
