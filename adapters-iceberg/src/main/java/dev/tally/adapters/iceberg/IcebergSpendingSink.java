@@ -38,7 +38,7 @@ final class IcebergSpendingSink implements SpendingSink {
   @Override
   public void attach(DataStream<WindowedSpending> aggregates) {
     LOG.info("Attaching the Iceberg spending sink with {}", options);
-    long writtenUpTo = bootstrapTable();
+    long writtenUpTo = prepareTableAndReadHorizon();
     LOG.info(
         "Rows of windows starting after {} are new to {}: a window's first row is inserted, later"
             + " ones replace it",
@@ -119,11 +119,11 @@ final class IcebergSpendingSink implements SpendingSink {
   }
 
   /**
-   * Creates or checks the table.
+   * Creates or checks the table, then reads how far its rows reach, with one catalog connection.
    *
    * @return the latest window start the table holds rows for ({@link WrittenWindows})
    */
-  private long bootstrapTable() {
+  private long prepareTableAndReadHorizon() {
     Catalog catalog = IcebergCatalogs.catalogLoader(options).loadCatalog();
     try {
       return WrittenWindows.latestWindowStartMillis(
