@@ -10,7 +10,9 @@ import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +40,9 @@ final class IcebergSpendingSink implements SpendingSink {
   @Override
   public void attach(DataStream<WindowedSpending> aggregates) {
     LOG.info("Attaching the Iceberg spending sink with {}", options);
-    long writtenUpTo = prepareTableAndReadHorizon();
+    PreparedTable prepared = prepareTable();
+    Table table = prepared.table();
+    long writtenUpTo = prepared.writtenUpTo();
     LOG.info(
         "Rows of windows starting after {} are new to {}: a window's first row is inserted, later"
             + " ones replace it",
@@ -57,10 +61,24 @@ final class IcebergSpendingSink implements SpendingSink {
             .equalityFieldColumns(SpendingTable.IDENTIFIER_FIELDS)
             .distributionMode(options.distribution().icebergMode())
             .uidSuffix(options.uidSuffix());
-    if (options.writeParallelism() > 0) {
-      builder.writeParallelism(options.writeParallelism());
+    if (options.distribution() == WriteDistribution.HASH) {
+      // Iceberg's writers and committer behind Tally's cheaper shuffle (PartitionChannel); the
+      // same uid and name as IcebergSink.Builder#append gives, so state and metrics line up.
+      rows.sinkTo(
+              PartitionDistributedSink.wrap(
+                  builder,
+                  new PartitionChannel(
+                      table.spec(), table.schema(), FlinkSchemaUtil.convert(table.schema()))))
+          .uid(options.uidSuffix())
+          .name(options.uidSuffix())
+          .setParallelism(
+              options.writeParallelism() > 0 ? options.writeParallelism() : rows.getParallelism());
+    } else {
+      if (options.writeParallelism() > 0) {
+        builder.writeParallelism(options.writeParallelism());
+      }
+      builder.append();
     }
-    builder.append();
     if (options.maintenance().enabled()) {
       attachMaintenance(aggregates);
     }
@@ -119,15 +137,20 @@ final class IcebergSpendingSink implements SpendingSink {
   }
 
   /**
-   * Creates or checks the table, then reads how far its rows reach, with one catalog connection.
-   *
-   * @return the latest window start the table holds rows for ({@link WrittenWindows})
+   * The table as the job starts: its metadata (spec, schema) and the latest window start it holds
+   * rows for ({@link WrittenWindows}).
    */
-  private long prepareTableAndReadHorizon() {
+  private record PreparedTable(Table table, long writtenUpTo) {}
+
+  /**
+   * Creates or checks the table, then reads how far its rows reach, with one catalog connection
+   * (closing the catalog closes its file IO, so the files are planned before that).
+   */
+  private PreparedTable prepareTable() {
     Catalog catalog = IcebergCatalogs.catalogLoader(options).loadCatalog();
     try {
-      return WrittenWindows.latestWindowStartMillis(
-          SpendingTableBootstrap.ensureTable(catalog, options));
+      Table table = SpendingTableBootstrap.ensureTable(catalog, options);
+      return new PreparedTable(table, WrittenWindows.latestWindowStartMillis(table));
     } finally {
       if (catalog instanceof Closeable closeable) {
         try {

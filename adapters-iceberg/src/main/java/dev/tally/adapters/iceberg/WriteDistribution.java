@@ -16,7 +16,9 @@ public enum WriteDistribution {
   /**
    * Key by partition ({@code day} and {@code bucket(user_id)}): each partition has one writer, so a
    * checkpoint writes one file per live partition. The bucket keeps this from capping the useful
-   * writer parallelism at the number of live days. The default.
+   * writer parallelism at the number of live days. The default. Tally does this shuffle itself
+   * ({@link PartitionChannel}), keyed by the partition's values instead of Iceberg's formatted
+   * partition path.
    */
   HASH(DistributionMode.HASH),
   /**

@@ -1,0 +1,164 @@
+package dev.tally.adapters.iceberg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tally.domain.spending.SpendingAggregate;
+import dev.tally.domain.spending.SpendingKey;
+import dev.tally.domain.spending.WindowedSpending;
+import dev.tally.domain.window.EventTimeWindow;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.functions.util.ListCollector;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.transformations.PartitionTransformation;
+import org.apache.flink.streaming.runtime.partitioner.KeyGroupStreamPartitioner;
+import org.apache.flink.table.data.RowData;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.TableLoader;
+import org.apache.iceberg.flink.sink.IcebergSink;
+import org.apache.iceberg.flink.sink.PartitionKeySelector;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link PartitionChannel} against Iceberg's own hash-distribution key (the partition path) on the
+ * real table layout, and {@link PartitionDistributedSink} built from Iceberg's builder.
+ */
+class PartitionChannelTest {
+
+  private static final long HOUR = 3_600_000L;
+  private static final long START = Instant.parse("2026-11-28T20:00:00Z").toEpochMilli();
+
+  @TempDir java.nio.file.Path warehouse;
+
+  private HadoopCatalog catalog;
+  private Table table;
+
+  @BeforeEach
+  void createTable() {
+    catalog =
+        new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toString());
+    table =
+        catalog.createTable(
+            TableIdentifier.of("analytics", "spending"),
+            SpendingTable.SCHEMA,
+            SpendingTable.partitionSpec(SpendingTable.SCHEMA, 16),
+            SpendingTable.tableProperties(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT));
+  }
+
+  @AfterEach
+  void closeCatalog() throws IOException {
+    catalog.close();
+  }
+
+  /** Rows as the sink gets them: 300 users, three currencies, 12 hours across midnight. */
+  private static List<RowData> rows() {
+    List<RowData> rows = new ArrayList<>();
+    SpendingRows mapper = new SpendingRows(Long.MIN_VALUE);
+    for (int user = 0; user < 300; user++) {
+      for (String currency : List.of("EUR", "USD", "GBP")) {
+        for (int hour = 0; hour < 12; hour += 1 + user % 3) {
+          long start = START + hour * HOUR;
+          mapper.flatMap(
+              new WindowedSpending(
+                  new SpendingKey("user-" + user, currency),
+                  new EventTimeWindow(start, start + HOUR),
+                  new SpendingAggregate(100L * user + hour, 1 + hour),
+                  // Both kinds: an insert, and an update (its before and after image).
+                  hour % 2 == 0),
+              new ListCollector<>(rows));
+        }
+      }
+    }
+    return rows;
+  }
+
+  private PartitionChannel channel() {
+    return new PartitionChannel(
+        table.spec(), table.schema(), FlinkSchemaUtil.convert(table.schema()));
+  }
+
+  @Test
+  void groupsRowsExactlyAsIcebergsPartitionPathDoes() throws Exception {
+    PartitionChannel channel = channel();
+    PartitionKeySelector iceberg =
+        new PartitionKeySelector(
+            table.spec(), table.schema(), FlinkSchemaUtil.convert(table.schema()));
+    Map<Integer, String> pathOfKey = new HashMap<>();
+    Map<String, Integer> keyOfPath = new HashMap<>();
+    List<RowData> rows = rows();
+    for (RowData row : rows) {
+      int key = channel.getKey(row);
+      String path = iceberg.getKey(row);
+      assertThat(pathOfKey.computeIfAbsent(key, k -> path))
+          .as("one key, one partition")
+          .isEqualTo(path);
+      assertThat(keyOfPath.computeIfAbsent(path, p -> key))
+          .as("one partition, one key")
+          .isEqualTo(key);
+    }
+    // Two days, sixteen buckets: the rows span many partitions, so the checks above had work.
+    assertThat(keyOfPath).hasSizeGreaterThan(20);
+  }
+
+  @Test
+  void keepsEveryVersionOfARowKeyOnOneKey() throws Exception {
+    PartitionChannel channel = channel();
+    Map<String, Set<Integer>> keysOfRowKey = new HashMap<>();
+    for (RowData row : rows()) {
+      String rowKey =
+          row.getString(0) + "/" + row.getString(1) + "/" + row.getTimestamp(2, 6).getMillisecond();
+      keysOfRowKey.computeIfAbsent(rowKey, k -> new HashSet<>()).add(channel.getKey(row));
+    }
+    assertThat(keysOfRowKey).allSatisfy((rowKey, keys) -> assertThat(keys).hasSize(1));
+  }
+
+  @Test
+  void refusesASpecWhosePartitionSourceIsNotAnIdentifierField() {
+    PartitionSpec byCount =
+        PartitionSpec.builderFor(SpendingTable.SCHEMA).bucket("transaction_count", 4).build();
+    assertThatThrownBy(
+            () ->
+                new PartitionChannel(
+                    byCount, SpendingTable.SCHEMA, FlinkSchemaUtil.convert(SpendingTable.SCHEMA)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("transaction_count")
+        .hasMessageContaining("not an identifier field");
+  }
+
+  @Test
+  void wrapsIcebergsSinkAndKeysItsInputByPartition() {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    DataStream<RowData> input = env.fromData(rows().subList(0, 1), SpendingTable.rowTypeInfo());
+    IcebergSink.Builder builder =
+        IcebergSink.forRowData(input)
+            .tableLoader(TableLoader.fromHadoopTable(table.location()))
+            .upsert(false)
+            .equalityFieldColumns(SpendingTable.IDENTIFIER_FIELDS);
+
+    PartitionDistributedSink<?, ?> sink = PartitionDistributedSink.wrap(builder, channel());
+
+    assertThat(sink.getCommittableSerializer()).isNotNull();
+    assertThat(sink.getWriteResultSerializer()).isNotNull();
+    DataStream<RowData> distributed = sink.addPreWriteTopology(input);
+    assertThat(distributed.getTransformation()).isInstanceOf(PartitionTransformation.class);
+    assertThat(
+            ((PartitionTransformation<RowData>) distributed.getTransformation()).getPartitioner())
+        .isInstanceOf(KeyGroupStreamPartitioner.class);
+  }
+}
