@@ -20,8 +20,10 @@ import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend.PriorityQueueStateType;
 import org.apache.flink.state.rocksdb.PredefinedOptions;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
+import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,6 +80,8 @@ class TallyConfigTest {
     config.job().applyTo(flink);
     assertThat(flink.get(StateBackendOptions.STATE_BACKEND)).isEqualTo("rocksdb");
     assertThat(flink.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER)).isTrue();
+    assertThat(flink.get(RocksDBOptions.TIMER_SERVICE_FACTORY))
+        .isEqualTo(PriorityQueueStateType.ROCKSDB);
     assertThat(flink.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)).isTrue();
     assertThat(flink.get(RestartStrategyOptions.RESTART_STRATEGY)).isEqualTo("exponential-delay");
     assertThat(flink.get(PipelineOptions.GENERIC_TYPES)).isFalse();
@@ -131,6 +135,7 @@ class TallyConfigTest {
               rocksdb:
                 predefined-options: spinning-disk-optimized
                 managed-memory: false
+                timers: heap
             checkpoints:
               interval: 30s
               timeout: 1m
@@ -232,7 +237,8 @@ class TallyConfigTest {
                 false,
                 true,
                 PredefinedOptions.SPINNING_DISK_OPTIMIZED,
-                false));
+                false,
+                PriorityQueueStateType.HEAP));
     assertThat(config.checkpoints())
         .isEqualTo(
             new CheckpointConfig(
