@@ -7,7 +7,6 @@ import dev.tally.domain.spending.SpendingAggregate;
 import dev.tally.domain.spending.SpendingKey;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.domain.window.EventTimeWindow;
-import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,17 +22,13 @@ import org.apache.flink.streaming.runtime.partitioner.KeyGroupStreamPartitioner;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.apache.iceberg.flink.sink.PartitionKeySelector;
-import org.apache.iceberg.hadoop.HadoopCatalog;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link PartitionChannel} against Iceberg's own hash-distribution key (the partition path) on the
@@ -44,26 +39,13 @@ class PartitionChannelTest {
   private static final long HOUR = 3_600_000L;
   private static final long START = Instant.parse("2026-11-28T20:00:00Z").toEpochMilli();
 
-  @TempDir java.nio.file.Path warehouse;
+  @RegisterExtension final LocalCatalog local = new LocalCatalog();
 
-  private HadoopCatalog catalog;
   private Table table;
 
   @BeforeEach
   void createTable() {
-    catalog =
-        new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toString());
-    table =
-        catalog.createTable(
-            TableIdentifier.of("analytics", "spending"),
-            SpendingTable.SCHEMA,
-            SpendingTable.partitionSpec(SpendingTable.SCHEMA, 16),
-            SpendingTable.tableProperties(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT));
-  }
-
-  @AfterEach
-  void closeCatalog() throws IOException {
-    catalog.close();
+    table = local.createSpendingTable(16);
   }
 
   /** Rows as the sink gets them: 300 users, three currencies, 12 hours across midnight. */

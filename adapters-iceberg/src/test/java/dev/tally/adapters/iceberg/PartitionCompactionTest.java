@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -23,24 +22,21 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.RESTException;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
-import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
 import org.apache.iceberg.io.TaskWriter;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link PartitionCompaction} on a real (local) format-v2 table written the way Iceberg's Flink
@@ -55,27 +51,16 @@ class PartitionCompactionTest {
               Types.NestedField.optional(2, "v", Types.StringType.get())),
           java.util.Set.of(1));
 
-  @TempDir Path warehouse;
+  @RegisterExtension final LocalCatalog local = new LocalCatalog();
 
-  private HadoopCatalog catalog;
   private Table table;
   private int commits;
 
   @BeforeEach
   void createTable() {
-    catalog =
-        new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toString());
     table =
-        catalog.createTable(
-            TableIdentifier.of("ns", "t"),
-            SCHEMA,
-            PartitionSpec.unpartitioned(),
-            Map.of(TableProperties.FORMAT_VERSION, "2"));
-  }
-
-  @AfterEach
-  void closeCatalog() throws Exception {
-    catalog.close();
+        local.createTable(
+            SCHEMA, PartitionSpec.unpartitioned(), Map.of(TableProperties.FORMAT_VERSION, "2"));
   }
 
   /** One checkpoint of the streaming upsert writer: data and equality deletes in one row delta. */

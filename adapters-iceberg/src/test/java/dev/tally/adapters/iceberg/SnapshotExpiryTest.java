@@ -2,8 +2,8 @@ package dev.tally.adapters.iceberg;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFiles;
@@ -11,13 +11,10 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link SnapshotExpiry} on a real (local) Iceberg table: the history the committer walks on
@@ -27,26 +24,18 @@ class SnapshotExpiryTest {
 
   private static final String JOB = "4f1c0a6e3b2d4c5e8f9a0b1c2d3e4f50";
 
-  @TempDir Path warehouse;
+  @RegisterExtension final LocalCatalog local = new LocalCatalog();
 
-  private HadoopCatalog catalog;
   private Table table;
   private int files;
 
   @BeforeEach
   void createTable() {
-    catalog =
-        new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toString());
     table =
-        catalog.createTable(
-            TableIdentifier.of("ns", "t"),
+        local.createTable(
             new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
-            PartitionSpec.unpartitioned());
-  }
-
-  @AfterEach
-  void closeCatalog() throws Exception {
-    catalog.close();
+            PartitionSpec.unpartitioned(),
+            Map.of());
   }
 
   /** A snapshot as the Iceberg sink's committer writes it for a checkpoint of {@code job}. */
@@ -67,7 +56,7 @@ class SnapshotExpiryTest {
         .newAppend()
         .appendFile(
             DataFiles.builder(table.spec())
-                .withPath(warehouse.resolve("data-" + files++ + ".parquet").toString())
+                .withPath(local.warehouse().resolve("data-" + files++ + ".parquet").toString())
                 .withFileSizeInBytes(100)
                 .withRecordCount(1)
                 .build());

@@ -21,18 +21,15 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
-import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.TaskWriter;
 import org.apache.iceberg.io.WriteResult;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link SpendingRows} through Iceberg's own Flink writer in the mode the sink uses (identifier
@@ -45,27 +42,14 @@ class SpendingRowsOnIcebergTest {
   private static final long ELEVEN = Instant.parse("2026-11-29T11:00:00Z").toEpochMilli();
   private static final long HOUR = 3_600_000L;
 
-  @TempDir java.nio.file.Path warehouse;
+  @RegisterExtension final LocalCatalog local = new LocalCatalog();
 
-  private HadoopCatalog catalog;
   private Table table;
   private int checkpoint;
 
   @BeforeEach
   void createTable() {
-    catalog =
-        new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toString());
-    table =
-        catalog.createTable(
-            TableIdentifier.of("analytics", "spending"),
-            SpendingTable.SCHEMA,
-            SpendingTable.partitionSpec(SpendingTable.SCHEMA, 4),
-            SpendingTable.tableProperties(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT));
-  }
-
-  @AfterEach
-  void closeCatalog() throws IOException {
-    catalog.close();
+    table = local.createSpendingTable(4);
   }
 
   private static WindowedSpending spending(
