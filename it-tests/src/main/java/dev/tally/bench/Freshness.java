@@ -144,12 +144,16 @@ final class Freshness {
         throw new IllegalStateException("producing failed", traffic.failure());
       }
 
-      // Windows wholly inside the measured span: after the warm-up, ending before traffic stopped.
+      // Windows wholly inside the measured span: after the warm-up, and ending at least the
+      // out-of-orderness before traffic stopped. Event time is the wall clock at sending, so a
+      // window
+      // ending later never sees the watermark pass its end: no event that late is ever sent.
       long w = o.window.toMillis();
       long firstStart = (producing + o.warmup.toMillis()) / w * w + w;
+      long lastEnd = stopProducing - o.outOfOrderness.toMillis();
       List<Long> samples = new ArrayList<>();
       int missing = 0;
-      for (long start = firstStart; start + w <= stopProducing; start += w) {
+      for (long start = firstStart; start + w <= lastEnd; start += w) {
         Long at = readableAt.get(start);
         if (at == null) {
           missing++;
