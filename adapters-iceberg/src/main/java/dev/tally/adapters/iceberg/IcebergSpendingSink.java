@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * FlinkSink} can lose data with unaligned checkpoints): rows keyed by {@code user_id, currency,
  * window_start}, each a plain insert when it is new and an upsert otherwise ({@link SpendingRows}),
  * files committed only when a checkpoint completes, and Tally's own table maintenance next to it
- * ({@link TableMaintenanceFunction}).
+ * ({@link TableMaintenanceFunction}). With hash distribution, the default, rows reach Iceberg's
+ * writers through Tally's own shuffle ({@link PartitionDistributedSink}).
  *
  * <p>{@link #attach} first creates or checks the table (see {@link SpendingTableBootstrap}), so a
  * job never starts against a table it cannot write.
