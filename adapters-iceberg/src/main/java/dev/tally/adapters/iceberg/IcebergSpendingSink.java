@@ -12,7 +12,6 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,11 +64,7 @@ final class IcebergSpendingSink implements SpendingSink {
     if (options.distribution() == WriteDistribution.HASH) {
       // Iceberg's writers and committer behind Tally's cheaper shuffle (PartitionChannel); the
       // same uid and name as IcebergSink.Builder#append gives, so state and metrics line up.
-      rows.sinkTo(
-              PartitionDistributedSink.wrap(
-                  builder,
-                  new PartitionChannel(
-                      table.spec(), table.schema(), FlinkSchemaUtil.convert(table.schema()))))
+      rows.sinkTo(PartitionDistributedSink.wrap(builder, PartitionChannel.forTable(table)))
           .uid(options.uidSuffix())
           .name(options.uidSuffix())
           .setParallelism(

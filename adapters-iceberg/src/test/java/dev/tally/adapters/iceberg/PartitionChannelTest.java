@@ -71,8 +71,7 @@ class PartitionChannelTest {
   }
 
   private PartitionChannel channel() {
-    return new PartitionChannel(
-        table.spec(), table.schema(), FlinkSchemaUtil.convert(table.schema()));
+    return PartitionChannel.forTable(table);
   }
 
   @Test
