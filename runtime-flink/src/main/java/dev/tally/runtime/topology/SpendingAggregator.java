@@ -14,9 +14,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -68,6 +70,16 @@ import org.apache.flink.util.OutputTag;
  * lateness against the larger of that floor and the live watermark, which makes the {@code LATE}
  * verdicts of a recovered run those of a failure-free one.
  *
+ * <p>Each user's open windows are one RocksDB value, read and rewritten by nearly every event.
+ * Under {@link SpendingAggregatorOperator} they are written back instead: changed values stay on
+ * the heap ({@link #writeBackUpTo}) and reach RocksDB before every checkpoint's barrier, before the
+ * end of input iterates the keys, and whenever more users than the bound are pending. Every read
+ * and write of the value goes through {@link #openWindows} and {@link #setOpenWindows}, timers
+ * included, so the operator behaves as if it wrote each change at once; checkpoints, savepoints and
+ * restores only ever see written state. A busy user then costs one RocksDB read and write per
+ * checkpoint interval instead of two per event (perf put the memtable search of that read at a
+ * tenth of the aggregator thread).
+ *
  * <p>The domain decides; this class only keeps state and timers: window assignment is {@link
  * TumblingWindows}, arithmetic is {@link SpendingAggregate}.
  */
@@ -86,6 +98,9 @@ final class SpendingAggregator
 
   private static final long DEDUPE_TIMER_GRANULARITY = 3_600_000L;
 
+  /** A pending write-back of "no open windows left", told apart from "nothing pending". */
+  private static final OpenWindow[] NO_WINDOWS = new OpenWindow[0];
+
   /** Name of the keyed state holding each user's open windows. */
   static final String OPEN_WINDOWS_STATE = "open-windows-by-user";
 
@@ -98,6 +113,14 @@ final class SpendingAggregator
 
   private transient MapState<String, SeenTransaction> seen;
   private transient ValueState<OpenWindow[]> open;
+
+  /**
+   * Open-window values changed since they were last written to {@link #open}, by user; {@link
+   * #NO_WINDOWS} for "all closed". Empty and unused unless the operator enabled write-back.
+   */
+  private transient Map<String, OpenWindow[]> unwritten;
+
+  private transient int writeBackCapacity;
   private transient Counter duplicates;
   private transient Counter windowsEmitted;
   private transient Map<RejectionReason, Counter> rejected;
@@ -173,7 +196,7 @@ final class SpendingAggregator
       reject(ctx, in, RejectionReason.LATE, lateMessage(tx, start, watermark));
       return;
     }
-    OpenWindow[] all = open.value();
+    OpenWindow[] all = openWindows(tx.userId());
     int index = indexOf(all, tx.currency(), start);
     OpenWindow current = index < 0 ? null : all[index];
     SpendingAggregate updated;
@@ -210,7 +233,7 @@ final class SpendingAggregator
       emit(ctx.getCurrentKey(), next, out);
       next = next.markEmitted();
     }
-    open.update(with(all, index, next));
+    setOpenWindows(tx.userId(), with(all, index, next));
     if (current == null) {
       registerWindowTimers(ctx, all, start, late, watermark);
     }
@@ -332,7 +355,7 @@ final class SpendingAggregator
    */
   private void fireAndCleanWindows(String user, long watermark, Collector<WindowedSpending> out)
       throws Exception {
-    OpenWindow[] all = open.value();
+    OpenWindow[] all = openWindows(user);
     if (all == null) {
       return;
     }
@@ -354,12 +377,12 @@ final class SpendingAggregator
         kept.add(window.markEmitted());
       }
     }
-    store(kept, changed);
+    store(user, kept, changed);
   }
 
   private void emitChangedOpenWindows(String user, long watermark, Collector<WindowedSpending> out)
       throws Exception {
-    OpenWindow[] all = open.value();
+    OpenWindow[] all = openWindows(user);
     if (all == null) {
       return;
     }
@@ -374,17 +397,72 @@ final class SpendingAggregator
         kept.add(window);
       }
     }
-    store(kept, changed);
+    store(user, kept, changed);
   }
 
-  private void store(List<OpenWindow> kept, boolean changed) throws Exception {
-    if (!changed) {
+  private void store(String user, List<OpenWindow> kept, boolean changed) throws Exception {
+    if (changed) {
+      setOpenWindows(user, kept.toArray(NO_WINDOWS));
+    }
+  }
+
+  /**
+   * Keeps changed open-window values on the heap, up to {@code capacity} users, until {@link
+   * #writeBack}. Only for an operator that calls {@link #writeBack} before every snapshot, before
+   * iterating keys and when {@link #writeBackFull}; without it every change is written at once.
+   */
+  void writeBackUpTo(int capacity) {
+    writeBackCapacity = capacity;
+    unwritten = new HashMap<>();
+  }
+
+  /** Whether as many users are pending as write-back may hold. */
+  boolean writeBackFull() {
+    return writeBackCapacity > 0 && unwritten.size() >= writeBackCapacity;
+  }
+
+  /**
+   * Writes every pending open-window value to the state backend.
+   *
+   * @param selectKey makes a user the backend's current key; the caller restores its own after
+   */
+  void writeBack(Consumer<String> selectKey) throws Exception {
+    if (unwritten == null || unwritten.isEmpty()) {
       return;
     }
-    if (kept.isEmpty()) {
+    for (Map.Entry<String, OpenWindow[]> pending : unwritten.entrySet()) {
+      selectKey.accept(pending.getKey());
+      write(pending.getValue());
+    }
+    unwritten.clear();
+  }
+
+  /** The current user's open windows, {@code null} for none: pending or else stored. */
+  private OpenWindow[] openWindows(String user) throws Exception {
+    if (writeBackCapacity > 0) {
+      OpenWindow[] pending = unwritten.get(user);
+      if (pending != null) {
+        return pending.length == 0 ? null : pending;
+      }
+    }
+    return open.value();
+  }
+
+  /** Sets the current user's open windows ({@code null} or empty for none). */
+  private void setOpenWindows(String user, OpenWindow[] windows) throws Exception {
+    OpenWindow[] value = windows == null ? NO_WINDOWS : windows;
+    if (writeBackCapacity > 0) {
+      unwritten.put(user, value);
+    } else {
+      write(value);
+    }
+  }
+
+  private void write(OpenWindow[] windows) throws Exception {
+    if (windows.length == 0) {
       open.clear();
     } else {
-      open.update(kept.toArray(new OpenWindow[0]));
+      open.update(windows);
     }
   }
 

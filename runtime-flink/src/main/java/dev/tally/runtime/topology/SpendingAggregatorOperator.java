@@ -5,13 +5,22 @@ import dev.tally.domain.transaction.SourcedTransaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.operators.TimestampedCollector;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Runs {@link SpendingAggregator} and closes every open window when the input ends.
+ * Runs {@link SpendingAggregator} with its open windows written back (see there), and closes every
+ * open window when the input ends.
+ *
+ * <p>Write-back is safe here because this operator is where every path to the keyed state meets:
+ * pending values are written in {@link #snapshotState}, which runs right before the keyed state of
+ * any checkpoint or savepoint is taken; before {@link #endInput} iterates the keys; and before an
+ * element when the bound is reached. Timers and elements read through the aggregator's pending
+ * values, so nothing in between can see stale state.
  *
  * <p>Why not rely on the final watermark alone: a bounded job (a backfill) that fails over after
  * its sources have read everything restores them as finished, and the aggregator then does not
@@ -29,14 +38,57 @@ final class SpendingAggregatorOperator
   private static final long serialVersionUID = 1L;
 
   private final SpendingAggregator aggregator;
+  private final int writeBackUsers;
 
-  SpendingAggregatorOperator(SpendingAggregator aggregator) {
+  /**
+   * @param writeBackUsers how many users' changed open windows may wait on the heap for the next
+   *     checkpoint; 0 writes every change at once
+   */
+  SpendingAggregatorOperator(SpendingAggregator aggregator, int writeBackUsers) {
     super(aggregator);
+    if (writeBackUsers < 0) {
+      throw new IllegalArgumentException("writeBackUsers must not be negative: " + writeBackUsers);
+    }
     this.aggregator = aggregator;
+    this.writeBackUsers = writeBackUsers;
+  }
+
+  @Override
+  public void open() throws Exception {
+    aggregator.writeBackUpTo(writeBackUsers);
+    super.open();
+  }
+
+  @Override
+  public void processElement(StreamRecord<SourcedTransaction> element) throws Exception {
+    if (aggregator.writeBackFull()) {
+      writeBack();
+    }
+    super.processElement(element);
+  }
+
+  /**
+   * Runs right before the keyed state backend takes its part of a checkpoint or savepoint, in the
+   * task thread: what it snapshots then includes every pending change.
+   */
+  @Override
+  public void snapshotState(StateSnapshotContext context) throws Exception {
+    writeBack();
+    super.snapshotState(context);
+  }
+
+  /** Writes the pending open windows, then restores the key the runtime had set. */
+  private void writeBack() throws Exception {
+    Object key = getCurrentKey();
+    aggregator.writeBack(this::setCurrentKey);
+    if (key != null) {
+      setCurrentKey(key);
+    }
   }
 
   @Override
   public void endInput() throws Exception {
+    writeBack();
     // Keys first, then state changes: a backend's key iteration must not see its own updates.
     List<String> users = new ArrayList<>();
     try (Stream<String> keys =
@@ -50,5 +102,6 @@ final class SpendingAggregatorOperator
       setCurrentKey(user);
       aggregator.closeAllWindows(user, out);
     }
+    writeBack();
   }
 }

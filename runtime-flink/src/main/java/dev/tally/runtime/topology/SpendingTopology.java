@@ -50,7 +50,8 @@ public final class SpendingTopology {
             .transform(
                 "Dedupe and aggregate spending per user, currency and window",
                 TypeInformation.of(WindowedSpending.class),
-                new SpendingAggregatorOperator(new SpendingAggregator(settings)))
+                new SpendingAggregatorOperator(
+                    new SpendingAggregator(settings), settings.writeBackUsers()))
             .uid(AGGREGATOR_UID);
     DataStream<RejectedRecord> rejected =
         input.rejected().union(aggregates.getSideOutput(SpendingAggregator.REJECTED));

@@ -59,6 +59,7 @@ class TallyConfigTest {
     assertThat(config.aggregation().allowedLateness()).isZero();
     assertThat(config.aggregation().dedupeRetention()).isEqualTo(Duration.ofHours(24));
     assertThat(config.aggregation().earlyFiring()).isFalse();
+    assertThat(config.aggregation().writeBackUsers()).isEqualTo(100_000);
     assertThat(config.state().incremental()).isTrue();
     assertThat(config.checkpoints().interval()).isEqualTo(Duration.ofSeconds(10));
     assertThat(config.checkpoints().unaligned()).isTrue();
@@ -127,6 +128,7 @@ class TallyConfigTest {
               allowed-lateness: 10m
               dedupe-retention: 48h
               early-firing-interval: 15s
+              write-back-users: 5000
             state:
               checkpoint-directory: s3://bucket/checkpoints
               savepoint-directory: s3://bucket/savepoints
@@ -229,6 +231,7 @@ class TallyConfigTest {
     assertThat(aggregation.allowedLateness()).isEqualTo(Duration.ofMinutes(10));
     assertThat(aggregation.dedupeRetention()).isEqualTo(Duration.ofHours(48));
     assertThat(aggregation.earlyFiringInterval()).isEqualTo(Duration.ofSeconds(15));
+    assertThat(aggregation.writeBackUsers()).isEqualTo(5000);
     assertThat(config.state())
         .isEqualTo(
             new StateConfig(
@@ -305,6 +308,7 @@ class TallyConfigTest {
               out-of-orderness: soon
             aggregation:
               dedupe-retention: 30m
+              write-back-users: -1
             state:
               checkpoint-directory: /no/scheme
             checkpoints:
@@ -342,6 +346,8 @@ class TallyConfigTest {
                             assertThat(p)
                                 .startsWith("aggregation.*: dedupe retention PT30M is shorter"))
                     .anySatisfy(
+                        p -> assertThat(p).startsWith("aggregation.write-back-users: must be"))
+                    .anySatisfy(
                         p -> assertThat(p).startsWith("state.checkpoint-directory: must be a URI"))
                     .anySatisfy(
                         p ->
@@ -360,7 +366,7 @@ class TallyConfigTest {
                                 .startsWith(
                                     "kafka.dead-letter.transaction-timeout, checkpoints.*: the dead-letter transaction timeout PT1M is shorter"))
                     .anySatisfy(p -> assertThat(p).startsWith("job.colour: unknown key"))
-                    .hasSizeGreaterThanOrEqualTo(11))
+                    .hasSizeGreaterThanOrEqualTo(12))
         .hasMessageStartingWith("Invalid configuration (");
   }
 

@@ -15,7 +15,6 @@ import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -57,6 +56,10 @@ public class AggregatorBenchmark {
   @Param({"rocksdb", "rocksdb-bloom", "hashmap"})
   public String backend;
 
+  /** {@code aggregation.write-back-users}: 0 writes every change to the backend at once. */
+  @Param({"0", "" + AggregationSettings.DEFAULT_WRITE_BACK_USERS})
+  public int writeBackUsers;
+
   private KeyedOneInputStreamOperatorTestHarness<String, SourcedTransaction, WindowedSpending>
       harness;
   private String[] users;
@@ -92,7 +95,8 @@ public class AggregatorBenchmark {
     }
     harness =
         new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new SpendingAggregator(AggregationSettings.defaults())),
+            new SpendingAggregatorOperator(
+                new SpendingAggregator(AggregationSettings.defaults()), writeBackUsers),
             new SpendingTopology.ByUser(),
             Types.STRING);
     harness.setStateBackend(state);

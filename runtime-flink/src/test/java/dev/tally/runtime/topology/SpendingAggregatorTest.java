@@ -17,15 +17,26 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
-import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
+/**
+ * The operator as the job runs it, once per write-back bound: 0 writes every change at once, 1
+ * writes back before nearly every element, the default writes back only before snapshots and the
+ * end of input. Every test must hold for all three: write-back may change speed, never a result.
+ */
+@ParameterizedClass(name = "write-back users {0}")
+@ValueSource(ints = {0, 1, AggregationSettings.DEFAULT_WRITE_BACK_USERS})
 class SpendingAggregatorTest {
+
+  @Parameter int writeBackUsers;
 
   private static final Instant H10 = Instant.parse("2026-11-29T10:00:00Z");
   private static final long HOUR = 3_600_000L;
@@ -34,26 +45,22 @@ class SpendingAggregatorTest {
   private KeyedOneInputStreamOperatorTestHarness<String, SourcedTransaction, WindowedSpending>
       harness;
 
-  private static KeyedOneInputStreamOperatorTestHarness<
-          String, SourcedTransaction, WindowedSpending>
+  private KeyedOneInputStreamOperatorTestHarness<String, SourcedTransaction, WindowedSpending>
       harness(AggregationSettings settings) throws Exception {
-    KeyedOneInputStreamOperatorTestHarness<String, SourcedTransaction, WindowedSpending> h =
-        ProcessFunctionTestHarnesses.forKeyedProcessFunction(
-            new SpendingAggregator(settings), new SpendingTopology.ByUser(), Types.STRING);
-    h.open();
-    return h;
+    return harness(settings, null);
   }
 
-  /** A harness restored from {@code snapshot}. */
-  private static KeyedOneInputStreamOperatorTestHarness<
-          String, SourcedTransaction, WindowedSpending>
+  /** A harness restored from {@code snapshot}, or a fresh one when it is {@code null}. */
+  private KeyedOneInputStreamOperatorTestHarness<String, SourcedTransaction, WindowedSpending>
       harness(AggregationSettings settings, OperatorSubtaskState snapshot) throws Exception {
     KeyedOneInputStreamOperatorTestHarness<String, SourcedTransaction, WindowedSpending> h =
         new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new SpendingAggregator(settings)),
+            new SpendingAggregatorOperator(new SpendingAggregator(settings), writeBackUsers),
             new SpendingTopology.ByUser(),
             Types.STRING);
-    h.initializeState(snapshot);
+    if (snapshot != null) {
+      h.initializeState(snapshot);
+    }
     h.open();
     return h;
   }
@@ -262,12 +269,7 @@ class SpendingAggregatorTest {
   @Test
   void theEndOfInputClosesEveryOpenWindowEvenWithoutTheFinalWatermark() throws Exception {
     harness.close();
-    harness =
-        new KeyedOneInputStreamOperatorTestHarness<>(
-            new SpendingAggregatorOperator(new SpendingAggregator(AggregationSettings.defaults())),
-            new SpendingTopology.ByUser(),
-            Types.STRING);
-    harness.open();
+    harness = harness(AggregationSettings.defaults());
     process(aTransaction().user("alice").currency("EUR").amount(100).at(H10).build());
     process(aTransaction().user("alice").currency("USD").amount(7).at(H10.plusSeconds(10)).build());
     process(
@@ -288,6 +290,29 @@ class SpendingAggregatorTest {
     // The final watermark after the end of input finds nothing left to emit.
     harness.processWatermark(Long.MAX_VALUE);
     assertThat(rows()).hasSize(3);
+  }
+
+  @Test
+  void openWindowsReachTheStateBackendByTheSnapshotAtTheLatest() throws Exception {
+    process(aTransaction().user("alice").amount(1).at(H10).build());
+    process(aTransaction().user("bob").amount(2).at(H10.plusSeconds(1)).build());
+
+    // Pending users are written before an element once the bound is reached: with a bound of 1,
+    // alice was written before bob's element.
+    int pending = writeBackUsers == 0 ? 0 : writeBackUsers == 1 ? 1 : 2;
+    assertThat(storedUsers()).hasSize(2 - pending);
+    harness.snapshot(1L, 1L);
+    assertThat(storedUsers()).containsExactlyInAnyOrder("alice", "bob");
+  }
+
+  private List<String> storedUsers() {
+    try (var keys =
+        harness
+            .getOperator()
+            .<String>getKeyedStateBackend()
+            .getKeys(SpendingAggregator.OPEN_WINDOWS_STATE, VoidNamespace.INSTANCE)) {
+      return keys.toList();
+    }
   }
 
   @Test
@@ -392,13 +417,7 @@ class SpendingAggregatorTest {
     OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
     harness.close();
 
-    harness =
-        new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new SpendingAggregator(AggregationSettings.defaults())),
-            new SpendingTopology.ByUser(),
-            Types.STRING);
-    harness.initializeState(snapshot);
-    harness.open();
+    harness = harness(AggregationSettings.defaults(), snapshot);
     process(
         aTransaction()
             .id("b")
