@@ -30,7 +30,7 @@ public final class AggregationConfig {
    * How many users' changed open windows an aggregator subtask keeps on the heap until the next
    * checkpoint, instead of writing every change to RocksDB at once (a busy user then costs one
    * RocksDB read and write per checkpoint interval, not two per event). Reaching it writes them all
-   * early. Results never depend on it; heap use does, about 200 bytes a user. 0 writes at once.
+   * early. Results never depend on it; heap use does, 200 to 300 bytes a user. 0 writes at once.
    * Default 100000.
    */
   public static final String WRITE_BACK_USERS = "aggregation.write-back-users";

@@ -32,10 +32,7 @@ public record AggregationSettings(
 
   private static final long serialVersionUID = 1L;
 
-  /**
-   * Default of {@link #writeBackUsers}: about 20 MB of heap per subtask at three open windows a
-   * user.
-   */
+  /** Default of {@link #writeBackUsers}: 20 to 30 MB of heap per subtask (200 to 300 B a user). */
   public static final int DEFAULT_WRITE_BACK_USERS = 100_000;
 
   /** Settings with the default {@link #writeBackUsers}. */

@@ -73,8 +73,8 @@ import org.apache.flink.util.OutputTag;
  * <p>Each user's open windows are one RocksDB value, read and rewritten by nearly every event.
  * Under {@link SpendingAggregatorOperator} they are written back instead: changed values stay on
  * the heap ({@link #writeBackUpTo}) and reach RocksDB before every checkpoint's barrier, before the
- * end of input iterates the keys, and whenever more users than the bound are pending. Every read
- * and write of the value goes through {@link #openWindows} and {@link #setOpenWindows}, timers
+ * end of input iterates the keys, and before an element or timer once the bound is reached. Every
+ * read and write of the value goes through {@link #openWindows} and {@link #setOpenWindows}, timers
  * included, so the operator behaves as if it wrote each change at once; checkpoints, savepoints and
  * restores only ever see written state. A busy user then costs one RocksDB read and write per
  * checkpoint interval instead of two per event (perf put the memtable search of that read at a
@@ -414,6 +414,11 @@ final class SpendingAggregator
   void writeBackUpTo(int capacity) {
     writeBackCapacity = capacity;
     unwritten = new HashMap<>();
+  }
+
+  /** How many users' values wait for {@link #writeBack}. */
+  int pendingUsers() {
+    return unwritten == null ? 0 : unwritten.size();
   }
 
   /** Whether as many users are pending as write-back may hold. */

@@ -8,6 +8,7 @@ import java.util.stream.Stream;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.operators.TimestampedCollector;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -19,8 +20,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * <p>Write-back is safe here because this operator is where every path to the keyed state meets:
  * pending values are written in {@link #snapshotState}, which runs right before the keyed state of
  * any checkpoint or savepoint is taken; before {@link #endInput} iterates the keys; and before an
- * element when the bound is reached. Timers and elements read through the aggregator's pending
- * values, so nothing in between can see stale state.
+ * element or a timer when the bound is reached. Timers and elements read through the aggregator's
+ * pending values, so nothing in between can see stale state.
  *
  * <p>Why not rely on the final watermark alone: a bounded job (a backfill) that fails over after
  * its sources have read everything restores them as finished, and the aggregator then does not
@@ -65,6 +66,24 @@ final class SpendingAggregatorOperator
       writeBack();
     }
     super.processElement(element);
+  }
+
+  // Timers are bounded too: a window end fires the timers of every user with a window in it, all
+  // under one watermark, and each changes its user's value.
+  @Override
+  public void onEventTime(InternalTimer<String, VoidNamespace> timer) throws Exception {
+    if (aggregator.writeBackFull()) {
+      writeBack();
+    }
+    super.onEventTime(timer);
+  }
+
+  @Override
+  public void onProcessingTime(InternalTimer<String, VoidNamespace> timer) throws Exception {
+    if (aggregator.writeBackFull()) {
+      writeBack();
+    }
+    super.onProcessingTime(timer);
   }
 
   /**

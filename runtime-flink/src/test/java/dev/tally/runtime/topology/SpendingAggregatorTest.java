@@ -305,6 +305,19 @@ class SpendingAggregatorTest {
     assertThat(storedUsers()).containsExactlyInAnyOrder("alice", "bob");
   }
 
+  @Test
+  void pendingUsersStayWithinTheBoundWhileAWindowEndFiresEveryUsersTimers() throws Exception {
+    for (int user = 0; user < 5; user++) {
+      process(aTransaction().user("user-" + user).amount(user).at(H10.plusSeconds(user)).build());
+    }
+    watermark(H10.plusSeconds(3_600));
+
+    assertThat(rows()).hasSize(5);
+    SpendingAggregator aggregator =
+        (SpendingAggregator) ((SpendingAggregatorOperator) harness.getOperator()).getUserFunction();
+    assertThat(aggregator.pendingUsers()).isLessThanOrEqualTo(writeBackUsers);
+  }
+
   private List<String> storedUsers() {
     try (var keys =
         harness
