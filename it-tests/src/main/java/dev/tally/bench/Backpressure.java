@@ -154,6 +154,7 @@ final class Backpressure {
     traffic.stop();
     producer.join();
     process.stop(Duration.ofSeconds(30));
+    TallyJobLauncher.deleteJobTemp(dir);
 
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("mode", mode);

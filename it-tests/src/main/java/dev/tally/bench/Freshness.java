@@ -137,6 +137,7 @@ final class Freshness {
       catalog.close();
       boolean died = !process.isAlive();
       process.stop(Duration.ofSeconds(30));
+      TallyJobLauncher.deleteJobTemp(dir);
       if (died) {
         throw new IllegalStateException("the job died; see " + dir.resolve("job.log"));
       }
