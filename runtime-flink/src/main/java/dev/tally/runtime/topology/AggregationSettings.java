@@ -86,12 +86,6 @@ public record AggregationSettings(
         Duration.ZERO);
   }
 
-  /** These settings with another {@link #writeBackUsers}. */
-  public AggregationSettings withWriteBackUsers(int users) {
-    return new AggregationSettings(
-        windows, allowedLateness, dedupeRetention, earlyFiringInterval, users);
-  }
-
   /** Whether early firing is on. */
   public boolean earlyFiring() {
     return !earlyFiringInterval.isZero();

@@ -72,13 +72,13 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Each user's open windows are one RocksDB value, read and rewritten by nearly every event.
  * Under {@link SpendingAggregatorOperator} they are written back instead: changed values stay on
- * the heap ({@link #writeBackUpTo}) and reach RocksDB before every checkpoint's barrier, before the
- * end of input iterates the keys, and before an element or timer once the bound is reached. Every
- * read and write of the value goes through {@link #openWindows} and {@link #setOpenWindows}, timers
- * included, so the operator behaves as if it wrote each change at once; checkpoints, savepoints and
- * restores only ever see written state. A busy user then costs one RocksDB read and write per
- * checkpoint interval instead of two per event (perf put the memtable search of that read at a
- * tenth of the aggregator thread).
+ * the heap ({@link #writeBackUpTo}) and reach RocksDB right before the keyed state of every
+ * checkpoint and savepoint is taken, before the end of input iterates the keys, and before an
+ * element or timer once the bound is reached. Every read and write of the value goes through {@link
+ * #openWindows} and {@link #setOpenWindows}, timers included, so the operator behaves as if it
+ * wrote each change at once; checkpoints, savepoints and restores only ever see written state. A
+ * busy user then costs one RocksDB read and write per checkpoint interval instead of two per event
+ * (perf put the memtable search of that read at a tenth of the aggregator thread).
  *
  * <p>The domain decides; this class only keeps state and timers: window assignment is {@link
  * TumblingWindows}, arithmetic is {@link SpendingAggregate}.
