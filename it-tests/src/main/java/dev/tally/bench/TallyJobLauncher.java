@@ -14,13 +14,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
+import org.apache.flink.util.FileUtils;
 
 /**
  * Starts Tally's job as production code runs it, the job jar's {@code TallyMain --local} on the job
@@ -85,9 +84,8 @@ public final class TallyJobLauncher {
     List<String> command = new ArrayList<>(List.of(BenchContext.java(), "-Xmx2g", "-XX:+UseG1GC"));
     command.addAll(jvmOptions);
     // The job's MiniCluster keeps its RocksDB instances under java.io.tmpdir, and a live leg
-    // stopped
-    // with SIGTERM leaves them behind (about 100 MB a run): keep them in the leg's directory, which
-    // deleteJobTemp empties after the leg.
+    // stopped with SIGTERM leaves them behind (about 100 MB a run): keep them in the leg's
+    // directory, which deleteJobTemp empties after the leg.
     command.add("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve(JOB_TEMP)));
     command.add("-Dlog4j2.configurationFile=" + writeLogConfig(dir).toUri());
     String classpath = jobJar + File.pathSeparator + flinkLib.resolve("*");
@@ -204,15 +202,7 @@ public final class TallyJobLauncher {
 
   /** Deletes what a leg's job JVM left in its temporary directory (see {@link #command}). */
   static void deleteJobTemp(Path dir) throws IOException {
-    Path temp = dir.resolve(JOB_TEMP);
-    if (!Files.exists(temp)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(temp)) {
-      for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(file);
-      }
-    }
+    FileUtils.deleteDirectory(dir.resolve(JOB_TEMP).toFile());
   }
 
   /** With {@code --jfr}: a flight recording of the leg's JVM, {@code <dir>/<leg>.jfr}. */
