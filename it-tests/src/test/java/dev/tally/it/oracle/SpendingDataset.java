@@ -157,6 +157,10 @@ public final class SpendingDataset {
         Input dup = pending.removeFirst();
         add(dup.partition(), dup.key(), dup.value(), t, dup.rejected());
       }
+      if (i == shape.events() / 2) {
+        // Before any branch that ends the iteration early, so every dataset has them.
+        overflow(t, random);
+      }
       int user = random.nextInt(shape.users());
       String userId = "user-" + user;
       int partition = user % PARTITIONS;
@@ -201,9 +205,6 @@ public final class SpendingDataset {
         pending.addLast(
             new Input(
                 partition, bytes(userId), bytes(again), t, exact ? null : "CONFLICTING_DUPLICATE"));
-      }
-      if (i == shape.events() / 2) {
-        overflow(t, random);
       }
     }
     while (!pending.isEmpty()) {
