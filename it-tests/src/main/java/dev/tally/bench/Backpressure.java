@@ -4,7 +4,6 @@ import dev.tally.stack.LocalStack;
 import dev.tally.stack.LoopbackPorts;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -127,34 +126,39 @@ final class Backpressure {
     MeasuredProcess process =
         MeasuredProcess.start(
             command, stack.objectStore().awsClientEnvironment(), dir.resolve("job.log"));
-    String jobId = null;
-    while (jobId == null) {
-      if (!process.isAlive()) {
-        throw new IllegalStateException("the job exited; see " + dir.resolve("job.log"));
+    String stats;
+    long produced;
+    try {
+      String jobId = null;
+      while (jobId == null) {
+        if (!process.isAlive()) {
+          throw new IllegalStateException("the job exited; see " + dir.resolve("job.log"));
+        }
+        jobId = job.jobId().orElse(null);
+        Thread.sleep(200);
       }
-      jobId = job.jobId().orElse(null);
-      Thread.sleep(200);
+      Bench.say(
+          String.format(
+              Locale.ROOT,
+              "%s checkpoints: producing %,d events/s for %d s into a sink throttled to %,d rows/s"
+                  + " per subtask…",
+              mode,
+              o.rate,
+              o.duration.toSeconds(),
+              o.throttle));
+      LiveTraffic traffic =
+          new LiveTraffic(stack.kafka().bootstrapServers(), topic, o.rate, o.seed, o.users, o.zipf);
+      Thread producer = new Thread(traffic, "live-traffic-" + mode);
+      producer.start();
+      Thread.sleep(o.duration.toMillis());
+      stats = job.get("/jobs/" + jobId + "/checkpoints").orElse("{}");
+      Files.writeString(dir.resolve("checkpoints.json"), stats);
+      traffic.stop();
+      producer.join();
+      produced = traffic.produced();
+    } finally {
+      TallyJobLauncher.endLiveJob(process, dir);
     }
-    Bench.say(
-        String.format(
-            Locale.ROOT,
-            "%s checkpoints: producing %,d events/s for %d s into a sink throttled to %,d rows/s"
-                + " per subtask…",
-            mode,
-            o.rate,
-            o.duration.toSeconds(),
-            o.throttle));
-    LiveTraffic traffic =
-        new LiveTraffic(stack.kafka().bootstrapServers(), topic, o.rate, o.seed, o.users, o.zipf);
-    Thread producer = new Thread(traffic, "live-traffic-" + mode);
-    producer.start();
-    Thread.sleep(o.duration.toMillis());
-    String stats = job.get("/jobs/" + jobId + "/checkpoints").orElse("{}");
-    Files.writeString(dir.resolve("checkpoints.json"), stats);
-    traffic.stop();
-    producer.join();
-    process.stop(Duration.ofSeconds(30));
-    TallyJobLauncher.deleteJobTemp(dir);
 
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("mode", mode);
@@ -165,7 +169,7 @@ final class Backpressure {
     result.put("e2e_p99_ms", e2e.getOrDefault("p99", -1L));
     result.put("e2e_max_ms", e2e.getOrDefault("max", -1L));
     result.put("persisted_max_bytes", summary(stats, "persisted_data").getOrDefault("max", -1L));
-    result.put("produced", traffic.produced());
+    result.put("produced", produced);
     Bench.say(mode + ": " + result);
     return result;
   }

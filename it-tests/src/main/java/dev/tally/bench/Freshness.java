@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -82,97 +81,102 @@ final class Freshness {
                   List.of()),
               stack.objectStore().awsClientEnvironment(),
               dir.resolve("job.log"));
-      while (job.jobId().isEmpty()) {
-        if (!process.isAlive()) {
-          throw new IllegalStateException("the job exited; see " + dir.resolve("job.log"));
+      try {
+        while (job.jobId().isEmpty()) {
+          if (!process.isAlive()) {
+            throw new IllegalStateException("the job exited; see " + dir.resolve("job.log"));
+          }
+          Thread.sleep(200);
         }
-        Thread.sleep(200);
-      }
-      Bench.say(
-          String.format(
-              Locale.ROOT,
-              "Job running; producing %,d events/s for %d s (windows of %d ms, checkpoints every"
-                  + " %d s, out-of-orderness %d ms)…",
-              o.rate,
-              o.duration.toSeconds(),
-              o.window.toMillis(),
-              o.checkpointInterval.toSeconds(),
-              o.outOfOrderness.toMillis()));
-      LiveTraffic traffic =
-          new LiveTraffic(stack.kafka().bootstrapServers(), topic, o.rate, o.seed, o.users, o.zipf);
-      Thread producer = new Thread(traffic, "live-traffic");
-      long producing = System.currentTimeMillis();
-      producer.start();
-      RESTCatalog catalog = new RESTCatalog();
-      catalog.initialize("bench", stack.catalog().clientProperties());
-      TreeMap<Long, Long> readableAt = new TreeMap<>();
-      Set<Long> seenSnapshots = new HashSet<>();
-      long stopProducing = producing + o.duration.toMillis();
-      long settle =
-          o.checkpointInterval.toMillis()
-              + o.outOfOrderness.toMillis()
-              + o.window.toMillis()
-              + 10_000;
-      long lastReport = 0;
-      while (System.currentTimeMillis() < stopProducing + settle && process.isAlive()) {
-        if (System.currentTimeMillis() >= stopProducing) {
-          traffic.stop();
+        Bench.say(
+            String.format(
+                Locale.ROOT,
+                "Job running; producing %,d events/s for %d s (windows of %d ms, checkpoints every"
+                    + " %d s, out-of-orderness %d ms)…",
+                o.rate,
+                o.duration.toSeconds(),
+                o.window.toMillis(),
+                o.checkpointInterval.toSeconds(),
+                o.outOfOrderness.toMillis()));
+        LiveTraffic traffic =
+            new LiveTraffic(
+                stack.kafka().bootstrapServers(), topic, o.rate, o.seed, o.users, o.zipf);
+        Thread producer = new Thread(traffic, "live-traffic");
+        long producing = System.currentTimeMillis();
+        producer.start();
+        RESTCatalog catalog = new RESTCatalog();
+        catalog.initialize("bench", stack.catalog().clientProperties());
+        TreeMap<Long, Long> readableAt = new TreeMap<>();
+        Set<Long> seenSnapshots = new HashSet<>();
+        long stopProducing = producing + o.duration.toMillis();
+        long settle =
+            o.checkpointInterval.toMillis()
+                + o.outOfOrderness.toMillis()
+                + o.window.toMillis()
+                + 10_000;
+        long lastReport = 0;
+        while (System.currentTimeMillis() < stopProducing + settle && process.isAlive()) {
+          if (System.currentTimeMillis() >= stopProducing) {
+            traffic.stop();
+          }
+          follow(catalog, seenSnapshots, readableAt);
+          if (System.currentTimeMillis() - lastReport >= 10_000) {
+            lastReport = System.currentTimeMillis();
+            Bench.say(
+                String.format(
+                    Locale.ROOT,
+                    "produced %,d; %d commits; %d windows readable",
+                    traffic.produced(),
+                    seenSnapshots.size(),
+                    readableAt.size()));
+          }
+          Thread.sleep(500);
         }
+        traffic.stop();
+        producer.join();
         follow(catalog, seenSnapshots, readableAt);
-        if (System.currentTimeMillis() - lastReport >= 10_000) {
-          lastReport = System.currentTimeMillis();
-          Bench.say(
-              String.format(
-                  Locale.ROOT,
-                  "produced %,d; %d commits; %d windows readable",
-                  traffic.produced(),
-                  seenSnapshots.size(),
-                  readableAt.size()));
+        catalog.close();
+        boolean died = !process.isAlive();
+        TallyJobLauncher.endLiveJob(process, dir);
+        if (died) {
+          throw new IllegalStateException("the job died; see " + dir.resolve("job.log"));
         }
-        Thread.sleep(500);
-      }
-      traffic.stop();
-      producer.join();
-      follow(catalog, seenSnapshots, readableAt);
-      catalog.close();
-      boolean died = !process.isAlive();
-      process.stop(Duration.ofSeconds(30));
-      TallyJobLauncher.deleteJobTemp(dir);
-      if (died) {
-        throw new IllegalStateException("the job died; see " + dir.resolve("job.log"));
-      }
-      if (traffic.failure() != null) {
-        throw new IllegalStateException("producing failed", traffic.failure());
-      }
+        if (traffic.failure() != null) {
+          throw new IllegalStateException("producing failed", traffic.failure());
+        }
 
-      // Windows wholly inside the measured span: after the warm-up, and ending at least the
-      // out-of-orderness before traffic stopped. Event time is the wall clock at sending, so a
-      // window
-      // ending later never sees the watermark pass its end: no event that late is ever sent.
-      long w = o.window.toMillis();
-      long firstStart = (producing + o.warmup.toMillis()) / w * w + w;
-      long lastEnd = stopProducing - o.outOfOrderness.toMillis();
-      List<Long> samples = new ArrayList<>();
-      int missing = 0;
-      for (long start = firstStart; start + w <= lastEnd; start += w) {
-        Long at = readableAt.get(start);
-        if (at == null) {
-          missing++;
-        } else {
-          samples.add(at - (start + w));
+        // Windows wholly inside the measured span: after the warm-up, and ending at least the
+        // out-of-orderness before traffic stopped. Event time is the wall clock at sending, so a
+        // window ending later never sees the watermark pass its end: no event that late is ever
+        // sent.
+        long w = o.window.toMillis();
+        long firstStart = (producing + o.warmup.toMillis()) / w * w + w;
+        long lastEnd = stopProducing - o.outOfOrderness.toMillis();
+        List<Long> samples = new ArrayList<>();
+        int missing = 0;
+        for (long start = firstStart; start + w <= lastEnd; start += w) {
+          Long at = readableAt.get(start);
+          if (at == null) {
+            missing++;
+          } else {
+            samples.add(at - (start + w));
+          }
         }
+        samples.sort(null);
+        long target = o.outOfOrderness.toMillis() + o.checkpointInterval.toMillis() + 2_000;
+        String summary = summary(samples, missing, target);
+        Bench.say(summary);
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("freshness.json"), json(samples, missing, target));
+        Files.writeString(
+            out.resolve("freshness.md"),
+            summary + "\n\nmachine: " + Bench.machine() + "\n",
+            StandardCharsets.UTF_8);
+        Bench.say("Written " + out.resolve("freshness.json") + " and .md; logs under " + work);
+      } finally {
+        // On every way out: a leg that throws must not leave its job running or its files.
+        TallyJobLauncher.endLiveJob(process, dir);
       }
-      samples.sort(null);
-      long target = o.outOfOrderness.toMillis() + o.checkpointInterval.toMillis() + 2_000;
-      String summary = summary(samples, missing, target);
-      Bench.say(summary);
-      Files.createDirectories(out);
-      Files.writeString(out.resolve("freshness.json"), json(samples, missing, target));
-      Files.writeString(
-          out.resolve("freshness.md"),
-          summary + "\n\nmachine: " + Bench.machine() + "\n",
-          StandardCharsets.UTF_8);
-      Bench.say("Written " + out.resolve("freshness.json") + " and .md; logs under " + work);
     }
   }
 

@@ -200,6 +200,21 @@ public final class TallyJobLauncher {
     }
   }
 
+  /**
+   * Ends a live leg's job on every way out of the leg: stops it if it still runs (SIGTERM, then
+   * kill after 30 s) and deletes its temporary directory.
+   */
+  static void endLiveJob(MeasuredProcess process, Path dir)
+      throws IOException, InterruptedException {
+    try {
+      if (process.isAlive()) {
+        process.stop(Duration.ofSeconds(30));
+      }
+    } finally {
+      deleteJobTemp(dir);
+    }
+  }
+
   /** Deletes what a leg's job JVM left in its temporary directory (see {@link #command}). */
   static void deleteJobTemp(Path dir) throws IOException {
     FileUtils.deleteDirectory(dir.resolve(JOB_TEMP).toFile());
