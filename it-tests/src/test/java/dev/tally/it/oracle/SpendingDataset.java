@@ -45,6 +45,16 @@ public final class SpendingDataset {
 
   public static final int PARTITIONS = 8;
 
+  /** The rejection reasons that data alone decides: every dataset of any seed has each one. */
+  public static final List<String> REASONS_DATA_DECIDES =
+      List.of(
+          "MALFORMED",
+          "MISSING_FIELD",
+          "INVALID_FIELD",
+          "FUTURE_TIMESTAMP",
+          "CONFLICTING_DUPLICATE",
+          "AMOUNT_OVERFLOW");
+
   /** Event time of the first event; in the past (see above). */
   public static final Instant BASE = Instant.parse("2026-01-15T00:00:00Z");
 
