@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -55,6 +56,18 @@ final class Freshness {
   }
 
   void run() throws Exception {
+    // The first window measured starts at the first boundary after the warm-up and must end the
+    // out-of-orderness before traffic stops: a shorter run measures nothing, after minutes.
+    Duration shortest = o.warmup.plus(o.window.multipliedBy(2)).plus(o.outOfOrderness);
+    if (o.duration.compareTo(shortest) < 0) {
+      throw new IllegalArgumentException(
+          "--duration "
+              + o.duration.toSeconds()
+              + "s measures no whole window: it must be at least --warmup + 2 x --window +"
+              + " --out-of-orderness = "
+              + shortest.toMillis()
+              + " ms");
+    }
     Bench.say("Starting the local stack under " + work);
     try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
       String topic = "bench-live";
