@@ -216,7 +216,7 @@ public final class TallyJobLauncher {
   }
 
   /** Deletes what a leg's job JVM left in its temporary directory (see {@link #command}). */
-  static void deleteJobTemp(Path dir) throws IOException {
+  private static void deleteJobTemp(Path dir) throws IOException {
     FileUtils.deleteDirectory(dir.resolve(JOB_TEMP).toFile());
   }
 

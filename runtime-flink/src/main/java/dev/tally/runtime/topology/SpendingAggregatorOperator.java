@@ -62,9 +62,7 @@ final class SpendingAggregatorOperator
 
   @Override
   public void processElement(StreamRecord<SourcedTransaction> element) throws Exception {
-    if (aggregator.writeBackFull()) {
-      writeBack();
-    }
+    writeBackIfFull();
     super.processElement(element);
   }
 
@@ -72,17 +70,13 @@ final class SpendingAggregatorOperator
   // under one watermark, and each changes its user's value.
   @Override
   public void onEventTime(InternalTimer<String, VoidNamespace> timer) throws Exception {
-    if (aggregator.writeBackFull()) {
-      writeBack();
-    }
+    writeBackIfFull();
     super.onEventTime(timer);
   }
 
   @Override
   public void onProcessingTime(InternalTimer<String, VoidNamespace> timer) throws Exception {
-    if (aggregator.writeBackFull()) {
-      writeBack();
-    }
+    writeBackIfFull();
     super.onProcessingTime(timer);
   }
 
@@ -94,6 +88,12 @@ final class SpendingAggregatorOperator
   public void snapshotState(StateSnapshotContext context) throws Exception {
     writeBack();
     super.snapshotState(context);
+  }
+
+  private void writeBackIfFull() throws Exception {
+    if (aggregator.writeBackFull()) {
+      writeBack();
+    }
   }
 
   /** Writes the pending open windows, then restores the key the runtime had set. */
