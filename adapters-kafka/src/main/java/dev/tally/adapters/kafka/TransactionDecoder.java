@@ -39,12 +39,28 @@ final class TransactionDecoder implements Serializable {
 
   /**
    * Shared by all instances: a JsonFactory is thread-safe, and its symbol table makes the five
-   * field names cheap to match. Nesting beyond 64 levels in an unknown field is hostile, not data.
+   * field names cheap to match.
+   *
+   * <p>Jackson's own read limits (1,000-digit numbers, 50,000-character names, 500 levels of
+   * nesting, 20 MB strings) are lifted: the record size limit, checked before parsing, already
+   * bounds every one of them, and with them a valid record could be rejected as {@code MALFORMED}
+   * for what an unknown field holds, or a 1,001-digit amount for its length rather than its range.
+   * Skipping a deep structure is iterative in Jackson, so depth costs heap (a small context object
+   * per level), never stack.
    */
   private static final JsonFactory JSON =
       JsonFactory.builder()
-          .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build())
+          .streamReadConstraints(
+              StreamReadConstraints.builder()
+                  .maxNestingDepth(Integer.MAX_VALUE)
+                  .maxNumberLength(Integer.MAX_VALUE)
+                  .maxNameLength(Integer.MAX_VALUE)
+                  .maxStringLength(Integer.MAX_VALUE)
+                  .build())
           .build();
+
+  /** "-9223372036854775808": the longest text of a signed 64-bit integer. */
+  private static final int MAX_LONG_TEXT = 20;
 
   private static final int TRANSACTION_ID = 0;
   private static final int USER_ID = 1;
@@ -177,8 +193,11 @@ final class TransactionDecoder implements Serializable {
   private static RawValue readValue(JsonParser parser, JsonToken token) throws IOException {
     return switch (token) {
       case VALUE_STRING -> RawValue.text(parser.getText());
+      // By length first: a number too long for a long is out of range without converting it, which
+      // for a BigInteger of a million digits would cost seconds.
       case VALUE_NUMBER_INT ->
-          parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+          parser.getTextLength() > MAX_LONG_TEXT
+                  || parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER
               ? RawValue.other("an integer beyond the signed 64-bit range", parser.getText())
               : RawValue.integer(parser.getLongValue());
       case VALUE_NUMBER_FLOAT ->

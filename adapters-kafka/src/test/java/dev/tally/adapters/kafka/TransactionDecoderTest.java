@@ -182,6 +182,45 @@ class TransactionDecoderTest {
     }
   }
 
+  /**
+   * Whatever an unknown field holds is ignored, up to the record size limit: the parser's own
+   * limits (number and name length, nesting depth, string length) must not turn valid input into a
+   * rejection.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("largeUnknownFields")
+  void unknownFieldsAreIgnoredWhateverTheirSizeUpToTheRecordLimit(String name, byte[] value) {
+    TransactionDecoder roomy =
+        new TransactionDecoder(TransactionValidator.withDefaults(), 48 * 1024 * 1024);
+
+    DecodedRecord decoded = roomy.decode(record(value));
+
+    assertThat(decoded.rejected()).as("rejection of %s", name).isNull();
+    assertThat(decoded.accepted().transaction())
+        .usingRecursiveComparison()
+        .ignoringFields("transactionId")
+        .isEqualTo(accepted(aTransactionJson()));
+  }
+
+  static Stream<Arguments> largeUnknownFields() {
+    int levels = 400_000;
+    return Stream.of(
+        Arguments.of(
+            "a 5,000-digit number", aTransactionJson().raw("note", "1".repeat(5_000)).toBytes()),
+        Arguments.of(
+            "a 2,000-digit fraction",
+            aTransactionJson().raw("note", "0." + "5".repeat(2_000)).toBytes()),
+        Arguments.of(
+            "a 100,000-character field name",
+            aTransactionJson().raw("n".repeat(100_000), "1").toBytes()),
+        Arguments.of(
+            "400,000 levels of nesting",
+            aTransactionJson().raw("deep", "[".repeat(levels) + "]".repeat(levels)).toBytes()),
+        Arguments.of(
+            "a 21,000,000-character string",
+            aTransactionJson().raw("blob", "\"" + "x".repeat(21_000_000) + "\"").toBytes()));
+  }
+
   /** At least 25 hostile inputs, each must end as the right rejection and none as an exception. */
   static Stream<Arguments> hostileInputs() {
     byte[] valid = aTransactionJson().toBytes();
@@ -189,7 +228,6 @@ class TransactionDecoderTest {
     Arrays.fill(twoMiB, (byte) ' ');
     twoMiB[0] = '{';
     twoMiB[twoMiB.length - 1] = '}';
-    String deep = "[".repeat(1_000) + "]".repeat(1_000);
     return Stream.of(
         hostile(
             "truncated JSON", Arrays.copyOf(valid, valid.length / 2), RejectionReason.MALFORMED),
@@ -300,9 +338,13 @@ class TransactionDecoderTest {
             utf8(aTransactionJson().toString().replace("user-1", "user\u00011")),
             RejectionReason.MALFORMED),
         hostile(
-            "deep nesting in an unknown field",
-            aTransactionJson().raw("deep", deep).toBytes(),
-            RejectionReason.MALFORMED),
+            "a 1,001-digit integer",
+            aTransactionJson().raw(AMOUNT_CENTS, "9".repeat(1_001)).toBytes(),
+            RejectionReason.INVALID_FIELD),
+        hostile(
+            "a 500,000-digit negative integer",
+            aTransactionJson().raw(AMOUNT_CENTS, "-" + "7".repeat(500_000)).toBytes(),
+            RejectionReason.INVALID_FIELD),
         hostile(
             "a boolean timestamp",
             aTransactionJson().raw(EVENT_TIMESTAMP, "false").toBytes(),
