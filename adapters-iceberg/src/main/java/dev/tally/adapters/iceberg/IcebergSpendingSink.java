@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * window_start}, each a plain insert when it is new and an upsert otherwise ({@link SpendingRows}),
  * files committed only when a checkpoint completes, and Tally's own table maintenance next to it
  * ({@link TableMaintenanceFunction}). With hash distribution, the default, rows reach Iceberg's
- * writers through Tally's own shuffle ({@link PartitionDistributedSink}).
+ * writers through Tally's own shuffle ({@link TallyIcebergSink}).
  *
  * <p>{@link #attach} first creates or checks the table (see {@link SpendingTableBootstrap}), so a
  * job never starts against a table it cannot write.
@@ -61,20 +61,18 @@ final class IcebergSpendingSink implements SpendingSink {
             .equalityFieldColumns(SpendingTable.IDENTIFIER_FIELDS)
             .distributionMode(options.distribution().icebergMode())
             .uidSuffix(options.uidSuffix());
-    if (options.distribution() == WriteDistribution.HASH) {
-      // Iceberg's writers and committer behind Tally's cheaper shuffle (PartitionChannel); the
-      // same uid and name as IcebergSink.Builder#append gives, so state and metrics line up.
-      rows.sinkTo(PartitionDistributedSink.wrap(builder, PartitionChannel.forTable(table)))
-          .uid(options.uidSuffix())
-          .name(options.uidSuffix())
-          .setParallelism(
-              options.writeParallelism() > 0 ? options.writeParallelism() : rows.getParallelism());
-    } else {
-      if (options.writeParallelism() > 0) {
-        builder.writeParallelism(options.writeParallelism());
-      }
-      builder.append();
-    }
+    // Iceberg's writers and committer behind Tally's sink topology (TallyIcebergSink): with hash
+    // distribution, Tally's cheaper shuffle (PartitionChannel); in every mode, the checkpoint
+    // anchor
+    // that keeps a restored job's final commit. The same uid and name as IcebergSink.Builder#append
+    // gives, so state and metrics line up.
+    PartitionChannel channel =
+        options.distribution() == WriteDistribution.HASH ? PartitionChannel.forTable(table) : null;
+    rows.sinkTo(TallyIcebergSink.wrap(builder, channel))
+        .uid(options.uidSuffix())
+        .name(options.uidSuffix())
+        .setParallelism(
+            options.writeParallelism() > 0 ? options.writeParallelism() : rows.getParallelism());
     if (options.maintenance().enabled()) {
       attachMaintenance(aggregates);
     }

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link PartitionChannel} against Iceberg's own hash-distribution key (the partition path) on the
- * real table layout, and {@link PartitionDistributedSink} built from Iceberg's builder.
+ * real table layout, and {@link TallyIcebergSink} built from Iceberg's builder.
  */
 class PartitionChannelTest {
 
@@ -132,7 +132,7 @@ class PartitionChannelTest {
             .upsert(false)
             .equalityFieldColumns(SpendingTable.IDENTIFIER_FIELDS);
 
-    PartitionDistributedSink<?, ?> sink = PartitionDistributedSink.wrap(builder, channel());
+    TallyIcebergSink<?, ?> sink = TallyIcebergSink.wrap(builder, channel());
 
     assertThat(sink.getCommittableSerializer()).isNotNull();
     assertThat(sink.getWriteResultSerializer()).isNotNull();

@@ -12,11 +12,18 @@ import java.util.Objects;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.runtime.OperatorIDPair;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobVertex;
+import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.streaming.api.graph.StreamGraphHasherV2;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The whole job wired by Guice from configuration, down to Flink's stream graph. Building the graph
@@ -29,6 +36,10 @@ class TallyJobGraphTest {
   @TempDir Path dir;
 
   private TallyJob job() {
+    return job("hash");
+  }
+
+  private TallyJob job(String distribution) {
     TallyConfig config =
         TallyConfig.read(
             ConfigSource.of(
@@ -39,6 +50,8 @@ class TallyJobGraphTest {
                     dir.resolve("checkpoints").toUri().toString(),
                     "iceberg.catalog.warehouse",
                     dir.resolve("warehouse").toUri().toString(),
+                    "iceberg.distribution",
+                    distribution,
                     "job.parallelism",
                     "2")));
     return TallyModules.injector(config).getInstance(TallyJob.class);
@@ -75,5 +88,49 @@ class TallyJobGraphTest {
         .contains("tally-kafka-source", "tally-kafka-decode-router", "tally-spending-aggregator")
         .anySatisfy(uid -> assertThat(uid).contains("tally-dead-letter-sink"))
         .anySatisfy(uid -> assertThat(uid).contains("tally-iceberg-sink"));
+  }
+
+  /**
+   * Iceberg's pre-commit aggregator keeps no state; the anchor chained to it gives its task some,
+   * so that a restored aggregator learns its checkpoint id (TallyIcebergSink). That holds only
+   * while both run in one task, in every distribution mode.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"hash", "none", "range"})
+  void icebergsPreCommitAggregatorRunsInOneTaskWithTheCheckpointAnchor(String distribution) {
+    TallyJob job = job(distribution);
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.getExecutionEnvironment(job.configuration());
+    job.attachTo(env);
+    StreamGraph graph = env.getStreamGraph();
+    Map<Integer, byte[]> hashes =
+        new StreamGraphHasherV2().traverseStreamGraphAndGenerateHashes(graph);
+    OperatorID aggregator =
+        operatorWithUid(graph, hashes, "tally-iceberg-sink: Sink pre-commit aggregator");
+    OperatorID anchor =
+        operatorWithUid(graph, hashes, "tally-iceberg-sink: pre-commit-checkpoint-anchor");
+
+    JobGraph jobGraph = graph.getJobGraph();
+
+    assertThat(jobGraph.getVertices())
+        .filteredOn(vertex -> operatorIds(vertex).contains(aggregator))
+        .singleElement()
+        .satisfies(vertex -> assertThat(operatorIds(vertex)).contains(anchor));
+  }
+
+  private static OperatorID operatorWithUid(
+      StreamGraph graph, Map<Integer, byte[]> hashes, String uidPrefix) {
+    List<StreamNode> nodes =
+        graph.getStreamNodes().stream()
+            .filter(n -> n.getTransformationUID() != null)
+            .filter(n -> n.getTransformationUID().startsWith(uidPrefix))
+            .toList();
+    assertThat(nodes).as("operators whose uid starts with %s", uidPrefix).hasSize(1);
+    StreamNode node = nodes.get(0);
+    return new OperatorID(hashes.get(node.getId()));
+  }
+
+  private static List<OperatorID> operatorIds(JobVertex vertex) {
+    return vertex.getOperatorIDs().stream().map(OperatorIDPair::getGeneratedOperatorID).toList();
   }
 }

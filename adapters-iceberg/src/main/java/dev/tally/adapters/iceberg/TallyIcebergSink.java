@@ -1,0 +1,219 @@
+package dev.tally.adapters.iceberg;
+
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.List;
+import org.apache.flink.api.common.SupportsConcurrentExecutionAttempts;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.SupportsCommitter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.SupportsPostCommitTopology;
+import org.apache.flink.streaming.api.connector.sink2.SupportsPreCommitTopology;
+import org.apache.flink.streaming.api.connector.sink2.SupportsPreWriteTopology;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.transformations.PartitionTransformation;
+import org.apache.flink.streaming.runtime.partitioner.GlobalPartitioner;
+import org.apache.flink.table.data.RowData;
+import org.apache.iceberg.flink.sink.IcebergSink;
+
+/**
+ * Iceberg's {@link IcebergSink} with two changes to its topology; writer, pre-commit aggregator,
+ * committer and their serializers are Iceberg's own, called as they are, so the files written, the
+ * commits and the operators' uids and state are what {@code IcebergSink} makes.
+ *
+ * <ol>
+ *   <li>With a {@link PartitionChannel}, the shuffle in front of the writers keys rows by their
+ *       partition's values instead of Iceberg's hash distribution (which formats a partition path
+ *       per row). Without one, Iceberg's own distribution is used.
+ *   <li>An anchor operator is chained to Iceberg's pre-commit aggregator, holding one value of
+ *       operator state: the id of the last checkpoint. The aggregator keeps no state, and Flink
+ *       tells a task which checkpoint it was restored from only when the task has state. Without
+ *       the anchor, an aggregator restored after a failover counts checkpoints from 0 again, and
+ *       when its input ends before the restored job's first checkpoint, it labels the final
+ *       committable "checkpoint 1", which Iceberg's committer then skips as already committed: a
+ *       bounded run that fails over near its end would lose its last rows (docs/exactly-once.md).
+ *       With the anchor, the task is restored with the checkpoint id, and the aggregator labels the
+ *       final committable with the next one.
+ * </ol>
+ *
+ * <p>The Iceberg sink is built with {@code IcebergSink.Builder}'s package-private {@code build()},
+ * reached reflectively: 1.11 offers no public way to get the sink without also adding it to the
+ * job. A later Iceberg without that method, or whose pre-commit topology no longer ends in a global
+ * exchange after the aggregator, fails the job at submission with a message saying so, never
+ * silently.
+ *
+ * @param <C> Iceberg's committable (package-private in Iceberg, so only a type parameter here)
+ * @param <W> Iceberg's write result
+ */
+final class TallyIcebergSink<C, W>
+    implements Sink<RowData>,
+        SupportsPreWriteTopology<RowData>,
+        SupportsCommitter<C>,
+        SupportsPreCommitTopology<W, C>,
+        SupportsPostCommitTopology<C>,
+        SupportsConcurrentExecutionAttempts {
+
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * The stable uid of the operator chained to the pre-commit aggregator; Flink prefixes it with the
+   * sink's uid, as it does the aggregator's.
+   */
+  static final String ANCHOR_UID = "pre-commit-checkpoint-anchor";
+
+  private final IcebergSink iceberg;
+  private final PartitionChannel channel;
+
+  private TallyIcebergSink(IcebergSink iceberg, PartitionChannel channel) {
+    this.iceberg = iceberg;
+    this.channel = channel;
+  }
+
+  /**
+   * Builds Iceberg's sink from the builder, then wraps it.
+   *
+   * @param builder a configured {@code IcebergSink} builder; its {@code append()} is not called
+   * @param channel how rows are keyed to writers, or {@code null} for Iceberg's own distribution
+   */
+  static TallyIcebergSink<?, ?> wrap(IcebergSink.Builder builder, PartitionChannel channel) {
+    return new TallyIcebergSink<>(build(builder), channel);
+  }
+
+  private static IcebergSink build(IcebergSink.Builder builder) {
+    try {
+      Method build = IcebergSink.Builder.class.getDeclaredMethod("build");
+      build.setAccessible(true);
+      return (IcebergSink) build.invoke(builder);
+    } catch (NoSuchMethodException | IllegalAccessException | RuntimeException e) {
+      throw new IllegalStateException(
+          "This Iceberg version's IcebergSink.Builder has no build() Tally can call; Tally is"
+              + " built against Iceberg 1.11.",
+          e);
+    } catch (InvocationTargetException e) {
+      // The builder's own checks (table, equality fields, options): report them as they are.
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IllegalStateException("building Iceberg's sink", cause);
+    }
+  }
+
+  @Override
+  public DataStream<RowData> addPreWriteTopology(DataStream<RowData> rows) {
+    if (channel == null) {
+      return iceberg.addPreWriteTopology(rows);
+    }
+    // A keyBy, not a custom partitioner: with unaligned checkpoints Flink can re-route in-flight
+    // rows of a keyed exchange to the right writer after rescaling, and refuses custom partitioners
+    // for that reason. The writer is keyed again per row, which this key makes cheap.
+    return rows.keyBy(channel, Types.INT);
+  }
+
+  @Override
+  public SinkWriter<RowData> createWriter(WriterInitContext context) throws IOException {
+    return iceberg.createWriter(context);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public Committer<C> createCommitter(CommitterInitContext context) throws IOException {
+    return (Committer<C>) (Committer<?>) iceberg.createCommitter(context);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public SimpleVersionedSerializer<C> getCommittableSerializer() {
+    return (SimpleVersionedSerializer<C>)
+        (SimpleVersionedSerializer<?>) iceberg.getCommittableSerializer();
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public DataStream<CommittableMessage<C>> addPreCommitTopology(
+      DataStream<CommittableMessage<W>> writeResults) {
+    // Raw types: Iceberg's committable type is package-private, and the framework is erased.
+    DataStream toCommitter = iceberg.addPreCommitTopology((DataStream) writeResults);
+    Transformation<?> exchange = toCommitter.getTransformation();
+    if (!(exchange instanceof PartitionTransformation<?> global)
+        || !(global.getPartitioner() instanceof GlobalPartitioner)
+        || global.getInputs().size() != 1) {
+      throw new IllegalStateException(
+          "Iceberg's pre-commit topology no longer ends in a global exchange after its aggregator"
+              + " (found "
+              + exchange
+              + "); Tally is built against Iceberg 1.11 and cannot anchor the aggregator's"
+              + " checkpoint ids to this one");
+    }
+    Transformation aggregator = global.getInputs().get(0);
+    DataStream aggregated = new DataStream(toCommitter.getExecutionEnvironment(), aggregator);
+    return aggregated
+        .map(new CheckpointAnchor())
+        .returns(aggregated.getType())
+        .uid(ANCHOR_UID)
+        .name("Iceberg pre-commit checkpoint anchor")
+        // Same parallelism and max parallelism as the aggregator, and a forward edge: chained into
+        // the aggregator's task, whose restore is what the anchor's state is for.
+        .setParallelism(aggregator.getParallelism())
+        .setMaxParallelism(aggregator.getMaxParallelism())
+        .global();
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public SimpleVersionedSerializer<W> getWriteResultSerializer() {
+    return (SimpleVersionedSerializer<W>)
+        (SimpleVersionedSerializer<?>) iceberg.getWriteResultSerializer();
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public void addPostCommitTopology(DataStream<CommittableMessage<C>> committables) {
+    iceberg.addPostCommitTopology((DataStream) committables);
+  }
+
+  /**
+   * Passes committables through unchanged; its only job is to give the aggregator's task state, so
+   * that a restored task learns its checkpoint id (see the class comment).
+   */
+  static final class CheckpointAnchor implements MapFunction<Object, Object>, CheckpointedFunction {
+    private static final long serialVersionUID = 1L;
+
+    /** Name of the operator state; one value, the id of the last checkpoint taken. */
+    static final String STATE = "last-checkpoint-id";
+
+    private transient ListState<Long> lastCheckpoint;
+
+    @Override
+    public Object map(Object committable) {
+      return committable;
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+      lastCheckpoint.update(List.of(context.getCheckpointId()));
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+      lastCheckpoint =
+          context
+              .getOperatorStateStore()
+              .getListState(new ListStateDescriptor<>(STATE, Types.LONG));
+    }
+  }
+}
