@@ -326,6 +326,15 @@ class TallyMainTest {
         .isEqualTo(script + ": 2 statements valid; nothing was changed or submitted\n");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"", "sql", "query"})
+  void theCommandLineDocsShowEachCommandsHelpAsItIs(String command) throws Exception {
+    String docs = Files.readString(Path.of("..", "docs", "command-line.md"));
+    String heading = "## TallyMain" + (command.isEmpty() ? "" : " " + command) + "\n";
+
+    assertThat(docs).contains(heading + "\n```text\n" + run(help(command)).out + "```\n");
+  }
+
   @Test
   void mainReturnsAfterSuccessInsteadOfExitingSoThatFlinksClientCarriesOn() throws Exception {
     // A System.exit here would end the test JVM, and Surefire would fail the run.
