@@ -154,7 +154,6 @@ class TallyMainTest {
       args.add(command);
     }
     args.add("--bogus");
-    args.addAll(command.equals("sql") ? List.of("--file", "x.sql") : List.of());
     Run bad = run(args.toArray(String[]::new));
 
     assertThat(bad.code).isEqualTo(2);
@@ -163,6 +162,14 @@ class TallyMainTest {
         .startsWith("Unknown option: '--bogus'")
         .contains("Usage: TallyMain" + (command.isEmpty() ? " " : " " + command + " "))
         .doesNotContain("Exception", "\tat ");
+  }
+
+  @Test
+  void aMisspeltRequiredOptionIsNamedAsUnknownRatherThanTheRequiredOneAsMissing() throws Exception {
+    Run bad = run("sql", "--flie", "x.sql");
+
+    assertThat(bad.code).isEqualTo(2);
+    assertThat(bad.err).startsWith("Unknown options: '--flie', 'x.sql'\n");
   }
 
   @Test

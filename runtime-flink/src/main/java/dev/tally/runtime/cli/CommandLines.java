@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Help.Ansi;
+import picocli.CommandLine.MissingParameterException;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
@@ -61,7 +62,8 @@ public final class CommandLines {
         return code;
       }
       return (Integer) chosen(parsed).call();
-    } catch (ParameterException e) {
+    } catch (ParameterException thrown) {
+      ParameterException e = unknownFirst(thrown);
       StringWriter suggestions = new StringWriter();
       UnmatchedArgumentException.printSuggestions(e, new PrintWriter(suggestions, true));
       err.println(e.getMessage());
@@ -71,6 +73,18 @@ public final class CommandLines {
       err.flush();
       return USAGE_ERROR;
     }
+  }
+
+  /**
+   * The problem to name. picocli checks required options before it reports arguments it does not
+   * know, so {@code sql --flie x.sql} would say that --file is missing: the unknown --flie is what
+   * the user needs to hear about.
+   */
+  private static ParameterException unknownFirst(ParameterException e) {
+    List<String> unknown = e.getCommandLine().getUnmatchedArguments();
+    return e instanceof MissingParameterException && !unknown.isEmpty()
+        ? new UnmatchedArgumentException(e.getCommandLine(), unknown)
+        : e;
   }
 
   /**
