@@ -8,7 +8,6 @@ import dev.tally.it.support.SpendingRows.Totals;
 import dev.tally.runtime.TallyMain;
 import dev.tally.runtime.config.ConfigSource;
 import dev.tally.runtime.config.TallyConfig;
-import dev.tally.runtime.sql.QueryCommand;
 import dev.tally.runtime.sql.SqlCommand;
 import dev.tally.runtime.sql.SqlRunner;
 import dev.tally.runtime.sql.SqlScript;
@@ -38,7 +37,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.JobListener;
@@ -177,7 +175,7 @@ class SqlPipelineIT {
                     List.of(e.getKey().userId(), "EUR", e.getValue().sum(), e.getValue().count())));
     Cli query =
         cli(
-            QueryCommand::run,
+            "query",
             "--config",
             tallyYaml.toString(),
             "SELECT user_id, currency, total_spent_cents, transaction_count"
@@ -325,18 +323,19 @@ class SqlPipelineIT {
 
   /** {@code TallyMain sql} in this JVM, with the stack's environment and tally.yaml. */
   private static Cli sql(String... args) throws Exception {
-    List<String> all = new ArrayList<>(List.of(args));
+    List<String> all = new ArrayList<>(List.of("sql"));
+    all.addAll(List.of(args));
     all.addAll(List.of("--config", tallyYaml.toString()));
-    return cli(SqlCommand::run, all.toArray(String[]::new));
+    return cli(all.toArray(String[]::new));
   }
 
-  /** One of TallyMain's commands in this JVM, with the stack's environment. */
-  private static Cli cli(Command command, String... args) throws Exception {
+  /** TallyMain's command line in this JVM, with the stack's environment. */
+  private static Cli cli(String... args) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     Map<String, String> env = new HashMap<>(environment);
     int code =
-        command.run(
+        TallyMain.run(
             args,
             env::get,
             new PrintStream(out, true, StandardCharsets.UTF_8),
@@ -358,10 +357,4 @@ class SqlPipelineIT {
   }
 
   private record Cli(int code, String out, String err) {}
-
-  @FunctionalInterface
-  private interface Command {
-    int run(String[] args, Function<String, String> env, PrintStream out, PrintStream err)
-        throws Exception;
-  }
 }

@@ -1,14 +1,17 @@
 package dev.tally.runtime.sql;
 
 import dev.tally.adapters.iceberg.IcebergSqlCatalog;
-import dev.tally.runtime.config.ConfigurationException;
+import dev.tally.runtime.cli.CommandLines;
+import dev.tally.runtime.cli.ConfigOptions;
+import dev.tally.runtime.cli.HelpOption;
+import dev.tally.runtime.cli.Terminal;
 import dev.tally.runtime.config.TallyConfig;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
+import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -22,6 +25,13 @@ import org.apache.flink.table.operations.Operation;
 import org.apache.flink.table.operations.command.SetOperation;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code TallyMain query}: batch SQL over the Iceberg catalog Tally writes to, printed as aligned
@@ -34,102 +44,85 @@ import org.apache.flink.util.CloseableIterator;
  *   "SELECT user_id, currency, total_spent_cents FROM user_hourly_spending ORDER BY 3 DESC LIMIT 10"
  * </pre>
  */
-public final class QueryCommand {
+@Command(
+    name = "query",
+    description =
+        "Runs batch SQL over the Iceberg catalog Tally writes to and prints each result as a"
+            + " text table.")
+public final class QueryCommand implements Callable<Integer> {
 
-  static final int DEFAULT_MAX_ROWS = 1_000;
+  @Spec private CommandSpec command;
 
-  static final String USAGE =
-      """
-      Usage: TallyMain query [--config tally.yaml] [--set key=value]... [--max-rows N] (--file FILE | "SQL")
+  @Mixin private ConfigOptions configuration;
 
-        --config FILE    Tally's configuration: the query reads the catalog of its iceberg.* keys
-        --set KEY=VALUE  override one Tally key (repeatable)
-        --file FILE      statements to run, e.g. SET, USE and SELECT; ${VAR} from the environment
-        --max-rows N     print at most N rows of a result (default 1000)
-        SQL              the statements, as one argument
-      """;
+  @Option(
+      names = "--file",
+      paramLabel = "FILE",
+      description =
+          "Statements to run instead of SQL, e.g. SET, USE and several SELECTs;"
+              + " $${NAME} in them comes from the environment.")
+  private Path file;
 
-  private QueryCommand() {}
+  @Option(
+      names = "--max-rows",
+      paramLabel = "N",
+      defaultValue = "1000",
+      description = "Print at most N rows of a result (default: ${DEFAULT-VALUE}).")
+  private int maxRows;
 
-  record Arguments(Path config, List<String> overrides, Path file, String sql, int maxRows) {
+  @Parameters(
+      arity = "0..1",
+      paramLabel = "SQL",
+      description = "The statements, as one argument; give either SQL or --file.")
+  private String sql;
 
-    static Arguments parse(String[] args) {
-      Path config = null;
-      Path file = null;
-      String sql = null;
-      List<String> overrides = new ArrayList<>();
-      int maxRows = DEFAULT_MAX_ROWS;
-      for (int i = 0; i < args.length; i++) {
-        String arg = args[i];
-        switch (arg) {
-          case "--config" -> config = Path.of(SqlCommand.value(args, ++i, arg));
-          case "--set" -> overrides.add(SqlCommand.value(args, ++i, arg));
-          case "--file" -> file = Path.of(SqlCommand.value(args, ++i, arg));
-          case "--max-rows" -> maxRows = Integer.parseInt(SqlCommand.value(args, ++i, arg));
-          default -> {
-            if (arg.startsWith("--") || sql != null) {
-              throw new IllegalArgumentException("unknown argument: " + arg);
-            }
-            sql = arg;
-          }
-        }
-      }
-      if ((file == null) == (sql == null)) {
-        throw new IllegalArgumentException("give either --file or the SQL, not both or neither");
-      }
-      if (maxRows < 1) {
-        throw new IllegalArgumentException("--max-rows must be at least 1");
-      }
-      return new Arguments(config, overrides, file, sql, maxRows);
-    }
+  @Mixin private HelpOption help;
+
+  private final Terminal terminal;
+
+  /** The command, to be added to {@code TallyMain}'s command line. */
+  public QueryCommand(Terminal terminal) {
+    this.terminal = terminal;
   }
 
   /**
-   * Runs the command.
+   * Runs the statements.
    *
-   * @return the exit code: 0, {@link SqlCommand#SCRIPT_ERROR} or {@link SqlCommand#USAGE_ERROR}
+   * @return the exit code: 0, {@link SqlCommand#SCRIPT_ERROR} or {@link CommandLines#USAGE_ERROR}
    */
-  public static int run(
-      String[] args, Function<String, String> environment, PrintStream out, PrintStream err)
-      throws Exception {
-    if (List.of(args).contains("--help")) {
-      out.println(USAGE);
-      return 0;
+  @Override
+  public Integer call() throws Exception {
+    if ((file == null) == (sql == null)) {
+      throw new ParameterException(
+          command.commandLine(), "give either --file or the SQL, not both or neither");
     }
-    Arguments arguments;
-    TallyConfig config;
-    try {
-      arguments = Arguments.parse(args);
-      config = SqlCommand.loadConfig(arguments.config(), arguments.overrides(), environment);
-    } catch (IllegalArgumentException | ConfigurationException e) {
-      err.println(e.getMessage());
-      err.println();
-      err.println(USAGE);
-      return SqlCommand.USAGE_ERROR;
+    if (maxRows < 1) {
+      throw new ParameterException(command.commandLine(), "--max-rows must be at least 1");
     }
+    TallyConfig config = configuration.load(terminal.environment());
     SqlScript script;
     try {
       script =
-          arguments.file() != null
+          file != null
               ? SqlScript.parse(
-                  arguments.file().toString(), SqlCommand.readScript(arguments.file()), environment)
-              : SqlScript.parse("query", arguments.sql(), environment);
+                  file.toString(), SqlCommand.readScript(file), terminal.environment())
+              : SqlScript.parse("query", sql, terminal.environment());
     } catch (IOException e) {
-      err.println(arguments.file() + ": cannot be read: " + e.getMessage());
-      return SqlCommand.USAGE_ERROR;
+      terminal.err().println(file + ": cannot be read: " + e.getMessage());
+      return CommandLines.USAGE_ERROR;
     } catch (SqlScriptException e) {
-      err.println(e.getMessage());
+      terminal.err().println(e.getMessage());
       return SqlCommand.SCRIPT_ERROR;
     }
     try {
       TableEnvironment session = session(config);
       for (SqlStatement statement : script.statements()) {
         TableResult result = execute(session, script, statement);
-        print(result, arguments.maxRows(), out);
+        print(result, maxRows, terminal.out());
       }
       return 0;
     } catch (SqlScriptException e) {
-      err.println(e.getMessage());
+      terminal.err().println(e.getMessage());
       return SqlCommand.SCRIPT_ERROR;
     }
   }

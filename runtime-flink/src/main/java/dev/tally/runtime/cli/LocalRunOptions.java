@@ -1,0 +1,33 @@
+package dev.tally.runtime.cli;
+
+import dev.tally.runtime.config.JobConfig;
+import dev.tally.runtime.job.ExecutionEnvironments;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code --local} and {@code --web-port PORT}, the options of the commands that submit a streaming
+ * job, as a picocli mixin: they choose between the cluster {@code flink run} submits to and an
+ * embedded MiniCluster.
+ */
+public final class LocalRunOptions {
+
+  @Option(
+      names = "--local",
+      description =
+          "Run on an embedded MiniCluster with the Flink web UI (needs Flink on the class path).")
+  private boolean local;
+
+  @Option(
+      names = "--web-port",
+      paramLabel = "PORT",
+      defaultValue = "8081",
+      description = "The web UI's port for --local (default: ${DEFAULT-VALUE}).")
+  private int webPort;
+
+  /** The environment the job runs in, as {@link ExecutionEnvironments#create} picks it. */
+  public StreamExecutionEnvironment environment(Configuration flink, JobConfig job) {
+    return ExecutionEnvironments.create(flink, job, local, webPort);
+  }
+}
