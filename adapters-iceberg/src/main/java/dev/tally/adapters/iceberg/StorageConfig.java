@@ -1,5 +1,7 @@
 package dev.tally.adapters.iceberg;
 
+import dev.tally.ports.config.ConfigKey;
+import dev.tally.ports.config.ConfigReader;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
@@ -8,23 +10,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Where data and metadata files live. Validated as part of {@link IcebergSinkOptions}, which
- * reports every problem at once.
+ * Where data and metadata files live, and the declarations of its keys. Checked as part of {@link
+ * IcebergSinkConfig}, which reports every problem at once.
  *
  * <p>S3 credentials are deliberately not an option: {@code S3FileIO} takes them from the AWS SDK's
  * default provider chain (environment variables {@code AWS_ACCESS_KEY_ID}/{@code
  * AWS_SECRET_ACCESS_KEY}, system properties, web identity, the instance profile, …), so they never
  * sit in a configuration file.
  *
- * @param type local filesystem or S3
- * @param s3Endpoint for {@link Type#S3}: the endpoint of an S3-compatible store ({@code
- *     http(s)://host:port}); {@code null} for AWS S3 itself
- * @param s3PathStyleAccess for {@link Type#S3}: address buckets as {@code endpoint/bucket} rather
- *     than {@code bucket.endpoint}, as most S3-compatible stores need
- * @param region for {@link Type#S3}: the AWS region ({@code client.region}); {@code null} to take
- *     it from the SDK's default region chain ({@code AWS_REGION}, profile, instance metadata)
+ * @param type see {@link #TYPE}
+ * @param s3Endpoint see {@link #S3_ENDPOINT}; {@code null} for AWS S3 itself
+ * @param s3PathStyleAccess see {@link #S3_PATH_STYLE_ACCESS}: address buckets as {@code
+ *     endpoint/bucket} rather than {@code bucket.endpoint}
+ * @param region see {@link #REGION} (Iceberg's {@code client.region}); {@code null} to take it from
+ *     the SDK's default region chain ({@code AWS_REGION}, profile, instance metadata)
  */
-public record StorageOptions(
+public record StorageConfig(
     Type type, String s3Endpoint, boolean s3PathStyleAccess, String region) {
 
   /** The kind of storage. */
@@ -38,12 +39,38 @@ public record StorageOptions(
     S3
   }
 
+  /** The kind of storage. */
+  public static final ConfigKey<Type> TYPE =
+      ConfigKey.enumeration("iceberg.storage.type", Type.class)
+          .defaultValue(Type.LOCAL)
+          .required()
+          .description(
+              "Storage: local or s3 (`S3FileIO`; credentials from the AWS SDK's default chain,"
+                  + " never from here).");
+
+  /** The endpoint of an S3-compatible store. */
+  public static final ConfigKey<String> S3_ENDPOINT =
+      ConfigKey.string("iceberg.storage.s3-endpoint")
+          .check(StorageConfig::isHttpHost, uri -> "must be an http(s)://host[:port] URL: " + uri)
+          .description("S3-compatible endpoint, `http(s)://host:port`; empty for AWS S3.");
+
+  /** Path-style bucket addressing. */
+  public static final ConfigKey<Boolean> S3_PATH_STYLE_ACCESS =
+      ConfigKey.bool("iceberg.storage.s3-path-style-access")
+          .defaultValue(false)
+          .description("Path-style bucket addressing, as most S3-compatible stores need.");
+
+  /** The AWS region. */
+  public static final ConfigKey<String> REGION =
+      ConfigKey.string("iceberg.storage.region")
+          .description("AWS region; empty for the SDK's default region chain.");
+
   /** Iceberg's S3 FileIO implementation. */
   static final String S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO";
 
   /** Local storage: the default. */
-  public static StorageOptions local() {
-    return new StorageOptions(Type.LOCAL, null, false, null);
+  public static StorageConfig local() {
+    return new StorageConfig(Type.LOCAL, null, false, null);
   }
 
   /**
@@ -53,36 +80,42 @@ public record StorageOptions(
    * @param pathStyleAccess see {@link #s3PathStyleAccess()}
    * @param region see {@link #region()}; may be {@code null}
    */
-  public static StorageOptions s3(String endpoint, boolean pathStyleAccess, String region) {
-    return new StorageOptions(Type.S3, endpoint, pathStyleAccess, region);
+  public static StorageConfig s3(String endpoint, boolean pathStyleAccess, String region) {
+    return new StorageConfig(Type.S3, endpoint, pathStyleAccess, region);
   }
 
-  /** Every problem, each naming its key under {@code storage.}. */
+  /** Reads the storage keys, unchecked: {@link IcebergSinkConfig} checks the whole. */
+  static StorageConfig read(ConfigReader r) {
+    return new StorageConfig(
+        r.get(TYPE), r.get(S3_ENDPOINT), r.get(S3_PATH_STYLE_ACCESS), r.get(REGION));
+  }
+
+  /** Every problem, each naming its key. */
   List<String> problems() {
     List<String> problems = new ArrayList<>();
-    if (type == null) {
-      problems.add("storage.type must be set");
-      return problems;
-    }
+    TYPE.check(type, problems);
     if (type == Type.LOCAL && (s3Endpoint != null || s3PathStyleAccess || region != null)) {
       problems.add(
-          "storage.s3Endpoint, s3PathStyleAccess and region apply to storage.type S3 only");
+          String.join(", ", S3_ENDPOINT.name(), S3_PATH_STYLE_ACCESS.name(), REGION.name())
+              + ": apply to "
+              + TYPE
+              + " s3 only");
     }
-    if (s3Endpoint != null) {
-      try {
-        URI uri = new URI(s3Endpoint);
-        if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())
-            || uri.getHost() == null) {
-          problems.add("storage.s3Endpoint must be an http(s)://host[:port] URL: " + s3Endpoint);
-        }
-      } catch (URISyntaxException e) {
-        problems.add("storage.s3Endpoint is no URI: " + e.getMessage());
-      }
-    }
+    S3_ENDPOINT.check(s3Endpoint, problems);
     if (region != null && region.isBlank()) {
-      problems.add("storage.region must not be blank");
+      problems.add(REGION + ": must not be blank");
     }
     return problems;
+  }
+
+  private static boolean isHttpHost(String endpoint) {
+    try {
+      URI uri = new URI(endpoint);
+      return ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+          && uri.getHost() != null;
+    } catch (URISyntaxException e) {
+      return false;
+    }
   }
 
   /** The catalog properties this storage sets. */

@@ -3,9 +3,11 @@ package dev.tally.runtime.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tally.adapters.iceberg.CatalogConfig;
 import dev.tally.adapters.iceberg.CatalogType;
-import dev.tally.adapters.iceberg.StorageOptions;
+import dev.tally.adapters.iceberg.StorageConfig;
 import dev.tally.adapters.iceberg.WriteDistribution;
+import dev.tally.adapters.kafka.KafkaSourceConfig;
 import dev.tally.adapters.kafka.StartupMode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,9 +33,9 @@ class TallyConfigTest {
 
   private static final Map<String, String> MINIMAL =
       Map.of(
-          KafkaConfig.BOOTSTRAP_SERVERS, "127.0.0.1:9092",
-          StateConfig.CHECKPOINT_DIRECTORY, "file:///var/tally/checkpoints",
-          IcebergConfig.CATALOG_WAREHOUSE, "file:///var/tally/warehouse");
+          KafkaSourceConfig.BOOTSTRAP_SERVERS.name(), "127.0.0.1:9092",
+          StateConfig.CHECKPOINT_DIRECTORY.name(), "file:///var/tally/checkpoints",
+          CatalogConfig.WAREHOUSE.name(), "file:///var/tally/warehouse");
 
   @TempDir Path dir;
 
@@ -270,7 +272,7 @@ class TallyConfigTest {
     assertThat(iceberg.catalog().properties())
         .containsEntry("header.X-Iceberg-Access-Delegation", "vended-credentials");
     assertThat(iceberg.storage())
-        .isEqualTo(StorageOptions.s3("http://127.0.0.1:9000", true, "eu-west-1"));
+        .isEqualTo(StorageConfig.s3("http://127.0.0.1:9000", true, "eu-west-1"));
     assertThat(iceberg.tableIdentifier()).hasToString("finance.spend_by_hour");
     assertThat(iceberg.userIdBuckets()).isEqualTo(32);
     assertThat(iceberg.targetFileSizeBytes()).isEqualTo(64L * 1024 * 1024);
