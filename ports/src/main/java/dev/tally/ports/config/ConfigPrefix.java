@@ -14,8 +14,11 @@ import java.util.regex.Pattern;
  */
 public record ConfigPrefix(String name, String description) {
 
+  /** Names of credentials in the conventions of Kafka (JAAS), Iceberg, AWS and JDBC clients. */
   private static final Pattern SECRET_NAME =
-      Pattern.compile(".*(password|secret|token|credential|jaas|private-key|signature).*");
+      Pattern.compile(
+          "password|secret|token|credential|jaas|private-key|signature|access-key|session-key"
+              + "|api-key|auth");
 
   public ConfigPrefix {
     Objects.requireNonNull(name, "name");
@@ -27,7 +30,7 @@ public record ConfigPrefix(String name, String description) {
 
   /** Whether a sub-key (full name or the part after the prefix) names a secret. */
   public static boolean isSecretName(String key) {
-    return SECRET_NAME.matcher(key.toLowerCase(Locale.ROOT)).matches();
+    return SECRET_NAME.matcher(key.toLowerCase(Locale.ROOT)).find();
   }
 
   @Override
