@@ -53,7 +53,8 @@ public record CatalogConfig(
       ConfigKey.enumeration("iceberg.catalog.type", CatalogType.class)
           .defaultValue(CatalogType.HADOOP)
           .required()
-          .description("Catalog kind: hadoop (local warehouse, the embedded default), rest, jdbc.");
+          .description(
+              "Catalog kind: hadoop (a local warehouse, for the embedded stack), rest, jdbc.");
 
   /** The catalog's name inside Flink. */
   public static final ConfigKey<String> NAME =

@@ -68,7 +68,7 @@ public record StorageConfig(
   /** Iceberg's S3 FileIO implementation. */
   static final String S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO";
 
-  /** Local storage: the default. */
+  /** Local storage. */
   public static StorageConfig local() {
     return new StorageConfig(Type.LOCAL, null, false, null);
   }

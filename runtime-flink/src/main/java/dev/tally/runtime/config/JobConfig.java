@@ -53,8 +53,8 @@ public record JobConfig(
           .description("Object reuse between chained operators.");
 
   /**
-   * Managed memory of the embedded cluster in a {@code --local} run. The default is 512 MiB:
-   * Flink's local default of 128 MiB starves RocksDB once the dedupe ids outgrow it, and every
+   * Managed memory of the embedded cluster in a {@code --local} run. Its default is well above
+   * Flink's own local default, which starves RocksDB once the dedupe ids outgrow it, so that every
    * lookup then reads from disk (measured by the bench).
    */
   public static final ConfigKey<Long> LOCAL_MANAGED_MEMORY =
