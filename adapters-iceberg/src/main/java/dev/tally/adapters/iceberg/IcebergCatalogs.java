@@ -7,7 +7,7 @@ import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.TableLoader;
 
 /**
- * Turns {@link IcebergSinkOptions} into Iceberg's serializable {@link CatalogLoader} and {@link
+ * Turns {@link IcebergSinkConfig} into Iceberg's serializable {@link CatalogLoader} and {@link
  * TableLoader}: the sink's writers, committer and maintenance tasks each open their own catalog on
  * the task managers from these.
  */
@@ -19,13 +19,13 @@ final class IcebergCatalogs {
   private IcebergCatalogs() {}
 
   /** All properties the catalog is initialised with, secrets included: never log them. */
-  static Map<String, String> properties(IcebergSinkOptions options) {
+  static Map<String, String> properties(IcebergSinkConfig options) {
     Map<String, String> properties = new LinkedHashMap<>(options.catalog().catalogProperties());
     properties.putAll(options.storage().catalogProperties());
     return properties;
   }
 
-  static CatalogLoader catalogLoader(IcebergSinkOptions options) {
+  static CatalogLoader catalogLoader(IcebergSinkConfig options) {
     String name = options.catalog().name();
     Map<String, String> properties = properties(options);
     // The loaders take a Hadoop Configuration even for REST + S3FileIO; an empty one without the
@@ -38,7 +38,7 @@ final class IcebergCatalogs {
     };
   }
 
-  static TableLoader tableLoader(IcebergSinkOptions options) {
+  static TableLoader tableLoader(IcebergSinkConfig options) {
     return TableLoader.fromCatalog(catalogLoader(options), options.tableIdentifier());
   }
 }

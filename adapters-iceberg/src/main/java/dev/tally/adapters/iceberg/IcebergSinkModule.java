@@ -12,9 +12,9 @@ import java.util.Objects;
  */
 public final class IcebergSinkModule extends AbstractModule {
 
-  private final IcebergSinkOptions options;
+  private final IcebergSinkConfig options;
 
-  public IcebergSinkModule(IcebergSinkOptions options) {
+  public IcebergSinkModule(IcebergSinkConfig options) {
     this.options = Objects.requireNonNull(options, "options");
   }
 

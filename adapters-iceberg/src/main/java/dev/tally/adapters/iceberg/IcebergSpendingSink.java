@@ -31,9 +31,9 @@ final class IcebergSpendingSink implements SpendingSink {
 
   private static final Logger LOG = LoggerFactory.getLogger(IcebergSpendingSink.class);
 
-  private final IcebergSinkOptions options;
+  private final IcebergSinkConfig options;
 
-  IcebergSpendingSink(IcebergSinkOptions options) {
+  IcebergSpendingSink(IcebergSinkConfig options) {
     this.options = options;
   }
 
@@ -79,7 +79,7 @@ final class IcebergSpendingSink implements SpendingSink {
   }
 
   /**
-   * Tally's own maintenance, not Iceberg's {@code TableMaintenance}: see {@link MaintenanceOptions}
+   * Tally's own maintenance, not Iceberg's {@code TableMaintenance}: see {@link MaintenanceConfig}
    * for why. It only needs to hear about completed checkpoints, so its input is the aggregate
    * stream filtered empty right where it is produced (chained: no record crosses the network).
    */
@@ -106,7 +106,7 @@ final class IcebergSpendingSink implements SpendingSink {
   }
 
   /** The stable uid of the maintenance operator, derived from the sink's uid suffix. */
-  static String maintenanceUid(IcebergSinkOptions options) {
+  static String maintenanceUid(IcebergSinkConfig options) {
     return options.uidSuffix() + "-maintenance";
   }
 

@@ -17,7 +17,7 @@ public final class IcebergSqlCatalog {
    * property Tally's sink uses, and the output table's namespace as the default database. Secrets
    * (a REST token or credential, a JDBC password) are included: never log the result.
    */
-  public static Map<String, String> options(IcebergSinkOptions options) {
+  public static Map<String, String> options(IcebergSinkConfig options) {
     Map<String, String> sql = new LinkedHashMap<>();
     sql.put("type", "iceberg");
     switch (options.catalog().type()) {

@@ -1,18 +1,13 @@
 package dev.tally.adapters.iceberg;
 
-import java.util.Locale;
+import dev.tally.ports.config.ConfigPrefix;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 
 /** Keeps secrets out of logs: what {@code toString} shows instead of a secret. */
 final class Secrets {
 
   static final String MASK = "****";
-
-  /** Property names whose values are credentials, in Iceberg, AWS and JDBC conventions. */
-  private static final Pattern SECRET_KEY =
-      Pattern.compile("password|secret|token|credential|access-key|session-key|api-key|auth");
 
   private Secrets() {}
 
@@ -23,7 +18,7 @@ final class Secrets {
 
   /** Whether a property of this name holds a secret. */
   static boolean isSecretKey(String key) {
-    return SECRET_KEY.matcher(key.toLowerCase(Locale.ROOT)).find();
+    return ConfigPrefix.isSecretName(key);
   }
 
   /** The properties, sorted, with every secret value masked. */

@@ -30,7 +30,7 @@ final class SpendingTableBootstrap {
    * @return the table, created or verified
    * @throws IncompatibleTableException naming every mismatch of an existing table
    */
-  static Table ensureTable(Catalog catalog, IcebergSinkOptions options) {
+  static Table ensureTable(Catalog catalog, IcebergSinkConfig options) {
     TableIdentifier id = options.tableIdentifier();
     if (catalog instanceof SupportsNamespaces namespaces) {
       ensureNamespace(namespaces, id.namespace());

@@ -39,7 +39,7 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
   private static final long CLOSE_WAIT_MINUTES = 5;
 
   private final TableLoader tableLoader;
-  private final MaintenanceOptions options;
+  private final MaintenanceConfig options;
 
   private transient ExecutorService worker;
   private transient Future<?> inFlight;
@@ -54,7 +54,7 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
   private transient Counter expiries;
   private transient Counter failures;
 
-  TableMaintenanceFunction(TableLoader tableLoader, MaintenanceOptions options) {
+  TableMaintenanceFunction(TableLoader tableLoader, MaintenanceConfig options) {
     this.tableLoader = tableLoader;
     this.options = options;
   }

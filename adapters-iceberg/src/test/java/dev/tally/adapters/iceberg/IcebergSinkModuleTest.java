@@ -35,7 +35,7 @@ class IcebergSinkModuleTest {
 
   @TempDir Path temp;
 
-  private static Injector injector(IcebergSinkOptions options) {
+  private static Injector injector(IcebergSinkConfig options) {
     return Guice.createInjector(
         Stage.PRODUCTION,
         new AbstractModule() {
@@ -48,9 +48,9 @@ class IcebergSinkModuleTest {
         });
   }
 
-  private IcebergSinkOptions options(Path warehouse, MaintenanceOptions maintenance) {
-    return IcebergSinkOptions.builder()
-        .catalog(CatalogOptions.builder().warehouse(warehouse.toString()).build())
+  private IcebergSinkConfig options(Path warehouse, MaintenanceConfig maintenance) {
+    return IcebergSinkConfig.builder()
+        .catalog(CatalogConfig.builder().warehouse(warehouse.toString()).build())
         .maintenance(maintenance)
         .build();
   }
@@ -82,7 +82,7 @@ class IcebergSinkModuleTest {
     Path warehouse = temp.resolve("not-yet");
 
     SpendingSink sink =
-        injector(options(warehouse, MaintenanceOptions.builder().build()))
+        injector(options(warehouse, MaintenanceConfig.builder().build()))
             .getInstance(SpendingSink.class);
 
     assertThat(sink).isInstanceOf(IcebergSpendingSink.class);
@@ -93,7 +93,7 @@ class IcebergSinkModuleTest {
   void attachingCreatesTheTableAndGivesEverySinkOperatorAStableUid() throws Exception {
     Path warehouse = temp.resolve("warehouse");
     SpendingSink sink =
-        injector(options(warehouse, MaintenanceOptions.builder().build()))
+        injector(options(warehouse, MaintenanceConfig.builder().build()))
             .getInstance(SpendingSink.class);
     StreamExecutionEnvironment env = env();
 
@@ -137,7 +137,7 @@ class IcebergSinkModuleTest {
   @Test
   void withoutMaintenanceOnlyTheWriteOperatorsAreAdded() {
     SpendingSink sink =
-        injector(options(temp.resolve("w"), MaintenanceOptions.disabled()))
+        injector(options(temp.resolve("w"), MaintenanceConfig.disabled()))
             .getInstance(SpendingSink.class);
     StreamExecutionEnvironment env = env();
 
@@ -162,7 +162,7 @@ class IcebergSinkModuleTest {
         injector(
                 options(
                     warehouse,
-                    MaintenanceOptions.builder().compactInterval(Duration.ofSeconds(5)).build()))
+                    MaintenanceConfig.builder().compactInterval(Duration.ofSeconds(5)).build()))
             .getInstance(SpendingSink.class);
 
     assertThatThrownBy(() -> attach(sink, env()))

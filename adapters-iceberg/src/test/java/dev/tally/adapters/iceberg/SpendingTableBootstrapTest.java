@@ -35,13 +35,13 @@ class SpendingTableBootstrapTest {
   @TempDir Path warehouse;
 
   private HadoopCatalog catalog;
-  private IcebergSinkOptions options;
+  private IcebergSinkConfig options;
 
   @BeforeEach
   void openCatalog() {
     options =
-        IcebergSinkOptions.builder()
-            .catalog(CatalogOptions.builder().warehouse(warehouse.toString()).build())
+        IcebergSinkConfig.builder()
+            .catalog(CatalogConfig.builder().warehouse(warehouse.toString()).build())
             .userIdBuckets(8)
             .targetFileSizeBytes(64L * 1024 * 1024)
             .build();
@@ -77,8 +77,8 @@ class SpendingTableBootstrapTest {
   @Test
   void aSecondStartAcceptsTheExistingTableUntouched() {
     Table created = SpendingTableBootstrap.ensureTable(catalog, options);
-    IcebergSinkOptions otherBuckets =
-        IcebergSinkOptions.builder().catalog(options.catalog()).userIdBuckets(32).build();
+    IcebergSinkConfig otherBuckets =
+        IcebergSinkConfig.builder().catalog(options.catalog()).userIdBuckets(32).build();
 
     Table again = SpendingTableBootstrap.ensureTable(catalog, otherBuckets);
 

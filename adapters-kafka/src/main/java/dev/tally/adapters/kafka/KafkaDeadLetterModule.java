@@ -9,9 +9,9 @@ import java.util.Objects;
 /** Guice: binds the {@link RejectedRecordSink} port to an exactly-once Kafka dead-letter topic. */
 public final class KafkaDeadLetterModule extends AbstractModule {
 
-  private final DeadLetterOptions options;
+  private final DeadLetterConfig options;
 
-  public KafkaDeadLetterModule(DeadLetterOptions options) {
+  public KafkaDeadLetterModule(DeadLetterConfig options) {
     this.options = Objects.requireNonNull(options, "options");
   }
 

@@ -17,9 +17,9 @@ final class KafkaDeadLetterSink implements RejectedRecordSink {
   /** Stable uid of the dead-letter sink: its state holds the pending Kafka transactions. */
   static final String SINK_UID = "tally-dead-letter-sink";
 
-  private final DeadLetterOptions options;
+  private final DeadLetterConfig options;
 
-  KafkaDeadLetterSink(DeadLetterOptions options) {
+  KafkaDeadLetterSink(DeadLetterConfig options) {
     this.options = options;
   }
 

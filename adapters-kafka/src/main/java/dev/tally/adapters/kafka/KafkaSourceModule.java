@@ -12,9 +12,9 @@ import java.util.Objects;
  */
 public final class KafkaSourceModule extends AbstractModule {
 
-  private final KafkaSourceOptions options;
+  private final KafkaSourceConfig options;
 
-  public KafkaSourceModule(KafkaSourceOptions options) {
+  public KafkaSourceModule(KafkaSourceConfig options) {
     this.options = Objects.requireNonNull(options, "options");
   }
 

@@ -27,9 +27,9 @@ final class KafkaTransactionSource implements TransactionSource {
   /** Stable uid of the stateless router that splits accepted from rejected records. */
   static final String ROUTER_UID = "tally-kafka-decode-router";
 
-  private final KafkaSourceOptions options;
+  private final KafkaSourceConfig options;
 
-  KafkaTransactionSource(KafkaSourceOptions options) {
+  KafkaTransactionSource(KafkaSourceConfig options) {
     this.options = options;
   }
 

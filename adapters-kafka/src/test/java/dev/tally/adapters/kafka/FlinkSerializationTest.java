@@ -51,7 +51,7 @@ class FlinkSerializationTest {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     TransactionStreams streams =
         new KafkaTransactionSource(
-                KafkaSourceOptions.builder().bootstrapServers("127.0.0.1:9092").build())
+                KafkaSourceConfig.builder().bootstrapServers("127.0.0.1:9092").build())
             .open(env);
 
     // The keyed shuffle after the source serializes with the accepted stream's type.

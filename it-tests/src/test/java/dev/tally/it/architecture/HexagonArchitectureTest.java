@@ -1,5 +1,6 @@
 package dev.tally.it.architecture;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,6 +18,10 @@ import org.junit.jupiter.api.Test;
  * vacuously.
  */
 class HexagonArchitectureTest {
+
+  private static final String[] TALLY_MODULES = {
+    "dev.tally.domain..", "dev.tally.ports..", "dev.tally.adapters..", "dev.tally.runtime.."
+  };
 
   private static JavaClasses tally;
 
@@ -117,6 +122,28 @@ class HexagonArchitectureTest {
             "org.apache.flink.connector..",
             "org.apache.iceberg..",
             "com.fasterxml..")
+        .allowEmptyShould(false)
+        .check(tally);
+  }
+
+  @Test
+  void aConfigIsAValidatedRecordAndNoTallyClassIsCalledOptions() {
+    classes()
+        .that()
+        .resideInAnyPackage(TALLY_MODULES)
+        .and()
+        .haveSimpleNameEndingWith("Config")
+        .should()
+        .beAssignableTo(Record.class)
+        .because("*Config names one kind of class: a feature's validated value record")
+        .allowEmptyShould(false)
+        .check(tally);
+    noClasses()
+        .that()
+        .resideInAnyPackage(TALLY_MODULES)
+        .should()
+        .haveSimpleNameEndingWith("Options")
+        .because("*Options are Flink's and the connectors' ConfigOption holders, not Tally's")
         .allowEmptyShould(false)
         .check(tally);
   }

@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.inject.Guice;
 import com.google.inject.Stage;
+import dev.tally.adapters.iceberg.IcebergSinkConfig;
 import dev.tally.adapters.iceberg.IcebergSinkModule;
-import dev.tally.adapters.iceberg.IcebergSinkOptions;
-import dev.tally.adapters.iceberg.MaintenanceOptions;
+import dev.tally.adapters.iceberg.MaintenanceConfig;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.it.iceberg.IcebergRestStack.FileCounts;
 import dev.tally.it.iceberg.IcebergRestStack.SpendingRow;
@@ -149,9 +149,9 @@ class IcebergMaintenanceIT {
     }
   }
 
-  private static IcebergSinkOptions options(String tableName, MaintenanceOptions maintenance) {
+  private static IcebergSinkConfig options(String tableName, MaintenanceConfig maintenance) {
     return stack
-        .sinkOptions("maintenance_it", tableName)
+        .sinkConfig("maintenance_it", tableName)
         .userIdBuckets(BUCKETS)
         .writeParallelism(2)
         .maintenance(maintenance)
@@ -160,7 +160,7 @@ class IcebergMaintenanceIT {
 
   /** A job of {@code upserts} upserts into the table, configured as Tally's job is. */
   private static JobClient start(
-      IcebergSinkOptions options, int upserts, String savepoint, String jobName) throws Exception {
+      IcebergSinkConfig options, int upserts, String savepoint, String jobName) throws Exception {
     Configuration conf = new Configuration();
     conf.set(PipelineOptions.GENERIC_TYPES, false);
     conf.set(PipelineOptions.AUTO_GENERATE_UIDS, false);
@@ -202,16 +202,16 @@ class IcebergMaintenanceIT {
     return samples;
   }
 
-  private static Run run(String tableName, MaintenanceOptions maintenance) throws Exception {
-    IcebergSinkOptions options = options(tableName, maintenance);
+  private static Run run(String tableName, MaintenanceConfig maintenance) throws Exception {
+    IcebergSinkConfig options = options(tableName, maintenance);
     JobClient job = start(options, UPSERTS, null, "maintenance-" + tableName);
     Table table = stack.load("maintenance_it", tableName);
     List<FileCounts> samples = sampleUntilDone(job, table);
     return new Run(samples, IcebergRestStack.fileCounts(table), IcebergRestStack.rows(table));
   }
 
-  private static MaintenanceOptions.Builder maintenance() {
-    return MaintenanceOptions.builder()
+  private static MaintenanceConfig.Builder maintenance() {
+    return MaintenanceConfig.builder()
         .compactEveryCheckpoints(COMPACT_EVERY)
         .expireEveryCheckpoints(COMPACT_EVERY)
         .retainLastSnapshots(RETAIN_LAST)
@@ -221,7 +221,7 @@ class IcebergMaintenanceIT {
   @Test
   void withMaintenanceLiveDataAndDeleteFilesStayBoundedAndTheContentIsUnchanged() throws Exception {
     Run maintained = run("with_maintenance", maintenance().build());
-    Run unmaintained = run("without_maintenance", MaintenanceOptions.disabled());
+    Run unmaintained = run("without_maintenance", MaintenanceConfig.disabled());
 
     System.out.printf(
         "IcebergMaintenanceIT: %d upserts of %d keys, checkpoint every %d ms, %d samples;"
@@ -265,7 +265,7 @@ class IcebergMaintenanceIT {
     // Expiry as hard as it goes: after every checkpoint, keep one snapshot of any age. Whether a
     // compaction lands after the job's last commit (the case where only the restore anchor keeps
     // that commit) depends on timing here; SnapshotExpiryTest pins that case down.
-    IcebergSinkOptions options =
+    IcebergSinkConfig options =
         options(
             "resumed",
             maintenance()

@@ -1,9 +1,9 @@
 package dev.tally.it.iceberg;
 
-import dev.tally.adapters.iceberg.CatalogOptions;
+import dev.tally.adapters.iceberg.CatalogConfig;
 import dev.tally.adapters.iceberg.CatalogType;
-import dev.tally.adapters.iceberg.IcebergSinkOptions;
-import dev.tally.adapters.iceberg.StorageOptions;
+import dev.tally.adapters.iceberg.IcebergSinkConfig;
+import dev.tally.adapters.iceberg.StorageConfig;
 import dev.tally.domain.spending.SpendingAggregate;
 import dev.tally.domain.spending.SpendingKey;
 import dev.tally.domain.spending.WindowedSpending;
@@ -71,15 +71,15 @@ final class IcebergRestStack implements AutoCloseable {
   }
 
   /** Sink options for a table in this stack, as the job would configure them. */
-  IcebergSinkOptions.Builder sinkOptions(String namespace, String table) {
-    return IcebergSinkOptions.builder()
+  IcebergSinkConfig.Builder sinkConfig(String namespace, String table) {
+    return IcebergSinkConfig.builder()
         .catalog(
-            CatalogOptions.builder()
+            CatalogConfig.builder()
                 .type(CatalogType.REST)
                 .uri(catalog.uri())
                 .warehouse(catalog.warehouse())
                 .build())
-        .storage(StorageOptions.s3(store.endpoint(), true, store.region()))
+        .storage(StorageConfig.s3(store.endpoint(), true, store.region()))
         .namespace(namespace)
         .table(table);
   }

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.inject.Guice;
 import com.google.inject.Stage;
+import dev.tally.adapters.iceberg.IcebergSinkConfig;
 import dev.tally.adapters.iceberg.IcebergSinkModule;
-import dev.tally.adapters.iceberg.IcebergSinkOptions;
 import dev.tally.adapters.iceberg.IncompatibleTableException;
-import dev.tally.adapters.iceberg.MaintenanceOptions;
+import dev.tally.adapters.iceberg.MaintenanceConfig;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.ports.out.SpendingSink;
 import java.time.Instant;
@@ -44,7 +44,7 @@ class IcebergTableBootstrapIT {
   }
 
   /** What the job does at start: build the sink from its Guice module and attach it. */
-  private static void startJobAgainst(IcebergSinkOptions options) {
+  private static void startJobAgainst(IcebergSinkConfig options) {
     SpendingSink sink =
         Guice.createInjector(Stage.PRODUCTION, new IcebergSinkModule(options))
             .getInstance(SpendingSink.class);
@@ -57,11 +57,11 @@ class IcebergTableBootstrapIT {
 
   @Test
   void theTableIsCreatedAsSpecifiedAndASecondStartLeavesItAlone() {
-    IcebergSinkOptions options =
+    IcebergSinkConfig options =
         stack
-            .sinkOptions("bootstrap_it", "user_hourly_spending")
+            .sinkConfig("bootstrap_it", "user_hourly_spending")
             .userIdBuckets(8)
-            .maintenance(MaintenanceOptions.disabled())
+            .maintenance(MaintenanceConfig.disabled())
             .build();
 
     startJobAgainst(options);
@@ -92,7 +92,7 @@ class IcebergTableBootstrapIT {
         .containsEntry(TableProperties.PARQUET_COMPRESSION, "zstd")
         .containsEntry(
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
-            Long.toString(IcebergSinkOptions.DEFAULT_TARGET_FILE_SIZE_BYTES));
+            Long.toString(IcebergSinkConfig.TARGET_FILE_SIZE.defaultValue()));
     assertThat(again.uuid()).isEqualTo(created.uuid());
     assertThat(TableUtil.metadataFileLocation(again)).isEqualTo(metadataAfterCreate);
   }
@@ -119,8 +119,8 @@ class IcebergTableBootstrapIT {
             () ->
                 startJobAgainst(
                     stack
-                        .sinkOptions("bootstrap_it_wrong", "user_hourly_spending")
-                        .maintenance(MaintenanceOptions.disabled())
+                        .sinkConfig("bootstrap_it_wrong", "user_hourly_spending")
+                        .maintenance(MaintenanceConfig.disabled())
                         .build()))
         .isInstanceOf(IncompatibleTableException.class)
         .hasMessageContainingAll(

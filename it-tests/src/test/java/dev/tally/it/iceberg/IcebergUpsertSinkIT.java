@@ -7,9 +7,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.inject.Guice;
 import com.google.inject.Stage;
+import dev.tally.adapters.iceberg.IcebergSinkConfig;
 import dev.tally.adapters.iceberg.IcebergSinkModule;
-import dev.tally.adapters.iceberg.IcebergSinkOptions;
-import dev.tally.adapters.iceberg.MaintenanceOptions;
+import dev.tally.adapters.iceberg.MaintenanceConfig;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.ports.out.SpendingSink;
 import java.time.Duration;
@@ -84,13 +84,13 @@ class IcebergUpsertSinkIT {
     }
   }
 
-  private static IcebergSinkOptions options(String table) {
+  private static IcebergSinkConfig options(String table) {
     // Two writers although the test source runs at parallelism 1. Maintenance is off: these tests
     // look at the sink's own commits, and IcebergMaintenanceIT covers maintenance.
     return stack
-        .sinkOptions("upsert_it", table)
+        .sinkConfig("upsert_it", table)
         .writeParallelism(2)
-        .maintenance(MaintenanceOptions.disabled())
+        .maintenance(MaintenanceConfig.disabled())
         .build();
   }
 
@@ -104,7 +104,7 @@ class IcebergUpsertSinkIT {
     return env;
   }
 
-  private static void attach(IcebergSinkOptions options, DataStream<WindowedSpending> stream) {
+  private static void attach(IcebergSinkConfig options, DataStream<WindowedSpending> stream) {
     SpendingSink sink =
         Guice.createInjector(Stage.PRODUCTION, new IcebergSinkModule(options))
             .getInstance(SpendingSink.class);
@@ -145,7 +145,7 @@ class IcebergUpsertSinkIT {
   void nothingIsVisibleBeforeTheCheckpointAndThenOneRowPerKeyWithItsLatestValues(
       @InjectMiniCluster MiniCluster miniCluster) throws Exception {
     PASSED.set(0);
-    IcebergSinkOptions options = options("first_checkpoint");
+    IcebergSinkConfig options = options("first_checkpoint");
     // No periodic checkpoints: the only checkpoint is the one this test triggers.
     Configuration conf = new Configuration();
     conf.set(PipelineOptions.GENERIC_TYPES, false);
@@ -208,7 +208,7 @@ class IcebergUpsertSinkIT {
 
   @Test
   void aLaterCheckpointReplacesTheRowOfTheSameKey() throws Exception {
-    IcebergSinkOptions options = options("later_checkpoint");
+    IcebergSinkConfig options = options("later_checkpoint");
     WindowedSpending carolV1 = spending("carol", "EUR", TEN, 100, 1);
     WindowedSpending dave = spending("dave", "GBP", TEN, 50, 1);
     WindowedSpending carolV2 = spending("carol", "EUR", TEN, 450, 3);

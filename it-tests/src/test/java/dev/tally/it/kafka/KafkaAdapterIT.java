@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Stage;
+import dev.tally.adapters.kafka.DeadLetterConfig;
 import dev.tally.adapters.kafka.DeadLetterHeaders;
-import dev.tally.adapters.kafka.DeadLetterOptions;
 import dev.tally.adapters.kafka.KafkaDeadLetterModule;
+import dev.tally.adapters.kafka.KafkaSourceConfig;
 import dev.tally.adapters.kafka.KafkaSourceModule;
-import dev.tally.adapters.kafka.KafkaSourceOptions;
 import dev.tally.adapters.kafka.StartupMode;
 import dev.tally.adapters.kafka.TransactionTimeoutCheck;
 import dev.tally.domain.fixtures.TransactionJson;
@@ -122,7 +122,7 @@ class KafkaAdapterIT {
   void readsAllPartitionsFiresWindowsDespiteASilentPartitionAndDeadLettersEveryBadRecordOnce()
       throws Exception {
     String topic = "tx-" + UUID.randomUUID();
-    String dlq = DeadLetterOptions.defaultTopicFor(topic);
+    String dlq = DeadLetterConfig.defaultTopicFor(topic);
     broker.createTopic(topic, PARTITIONS, Map.of("retention.ms", "-1"));
     broker.createTopic(dlq, 1, Map.of("retention.ms", "-1"));
 
@@ -206,7 +206,7 @@ class KafkaAdapterIT {
         Guice.createInjector(
             Stage.PRODUCTION,
             new KafkaSourceModule(
-                KafkaSourceOptions.builder()
+                KafkaSourceConfig.builder()
                     .bootstrapServers(broker.bootstrapServers())
                     .topics(List.of(topic))
                     .groupId("it-" + topic)
@@ -214,7 +214,7 @@ class KafkaAdapterIT {
                     .idleTimeout(Duration.ofSeconds(2))
                     .build()),
             new KafkaDeadLetterModule(
-                DeadLetterOptions.builder()
+                DeadLetterConfig.builder()
                     .bootstrapServers(broker.bootstrapServers())
                     .topic(dlq)
                     .transactionalIdPrefix("it-" + topic)

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Ports speak the domain's language and Flink's DataStream API; no connector type may leak into
  * them. The serializers of domain types ({@code dev.tally.ports.types}) see Flink's type
- * serialization API besides.
+ * serialization API besides; the configuration declarations ({@code dev.tally.ports.config}) see
+ * the JDK only.
  */
 class PortsArchitectureTest {
 
@@ -71,12 +72,29 @@ class PortsArchitectureTest {
   }
 
   @Test
+  void configurationDeclarationsDependOnTheJdkOnly() {
+    classes()
+        .that()
+        .resideInAPackage("dev.tally.ports.config..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage("java..", "dev.tally.ports.config..")
+        .because(
+            "every adapter and the runtime declare their keys with these types, so they must not"
+                + " know any of them, nor any technology")
+        .allowEmptyShould(false)
+        .check(ports);
+  }
+
+  @Test
   void portsAreInterfacesOrTheirValueTypes() {
     classes()
         .that()
         .resideInAPackage("dev.tally.ports..")
         .and()
         .resideOutsideOfPackage("dev.tally.ports.types..")
+        .and()
+        .resideOutsideOfPackage("dev.tally.ports.config..")
         .and()
         .haveSimpleNameNotEndingWith("Streams")
         .should()

@@ -1,25 +1,29 @@
 package dev.tally.runtime.config;
 
+import dev.tally.ports.config.ConfigKey;
+import dev.tally.ports.config.ConfigReader;
+import dev.tally.ports.config.InvalidConfigException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.core.execution.CheckpointingMode;
 
 /**
- * Checkpoint policy keys. Every completed checkpoint commits the Iceberg snapshot and the
- * dead-letter transaction, so the interval is also the pipeline's commit latency.
+ * The checkpoint policy and its keys. Every completed checkpoint commits the Iceberg snapshot and
+ * the dead-letter transaction, so the interval is also the pipeline's commit latency.
  *
- * @param interval time between checkpoint starts
- * @param timeout a checkpoint not complete after this fails
- * @param minPause least time between the end of one checkpoint and the start of the next
- * @param maxConcurrent checkpoints in flight at once
- * @param unaligned unaligned checkpoints: barriers overtake in-flight data, so backpressure does
+ * @param interval see {@link #INTERVAL}: time between checkpoint starts
+ * @param timeout see {@link #TIMEOUT}: a checkpoint not complete after this fails
+ * @param minPause see {@link #MIN_PAUSE}: between the end of one checkpoint and the next start
+ * @param maxConcurrent see {@link #MAX_CONCURRENT}
+ * @param unaligned see {@link #UNALIGNED}: barriers overtake in-flight data, so backpressure does
  *     not stall them
- * @param alignedTimeout with unaligned on: start aligned, switch to unaligned after this (0: always
- *     unaligned)
- * @param tolerableFailures consecutive checkpoint failures tolerated before the job fails over
- * @param retention what happens to the latest checkpoint when the job is cancelled
+ * @param alignedTimeout see {@link #ALIGNED_TIMEOUT}
+ * @param tolerableFailures see {@link #TOLERABLE_FAILURES}: before the job fails over
+ * @param retention see {@link #RETENTION}
  */
 public record CheckpointConfig(
     Duration interval,
@@ -31,59 +35,106 @@ public record CheckpointConfig(
     int tolerableFailures,
     ExternalizedCheckpointRetention retention) {
 
-  /** Checkpoint (and commit) interval. Default 10s. */
-  public static final String INTERVAL = "checkpoints.interval";
+  /** The checkpoint (and commit) interval. */
+  public static final ConfigKey<Duration> INTERVAL =
+      ConfigKey.duration("checkpoints.interval")
+          .defaultValue(Duration.ofSeconds(10))
+          .required()
+          .check(
+              interval -> interval.toMillis() >= 10,
+              interval -> "must be at least 10ms: Flink's minimum")
+          .description("Checkpoint (and commit) interval.");
 
-  /** Checkpoint timeout. Default 2m. */
-  public static final String TIMEOUT = "checkpoints.timeout";
+  /** The checkpoint timeout. */
+  public static final ConfigKey<Duration> TIMEOUT =
+      ConfigKey.duration("checkpoints.timeout")
+          .defaultValue(Duration.ofMinutes(2))
+          .required()
+          .check(timeout -> timeout.toMillis() >= 10, timeout -> "must be at least 10ms")
+          .description("Checkpoint timeout.");
 
-  /** Minimum pause between checkpoints. Default 0s. */
-  public static final String MIN_PAUSE = "checkpoints.min-pause";
+  /** The minimum pause between checkpoints. */
+  public static final ConfigKey<Duration> MIN_PAUSE =
+      ConfigKey.duration("checkpoints.min-pause")
+          .defaultValue(Duration.ZERO)
+          .required()
+          .description("Minimum pause between checkpoints.");
 
-  /** Maximum concurrent checkpoints. Default 1. */
-  public static final String MAX_CONCURRENT = "checkpoints.max-concurrent";
+  /** Checkpoints in flight at once. */
+  public static final ConfigKey<Integer> MAX_CONCURRENT =
+      ConfigKey.integer("checkpoints.max-concurrent")
+          .defaultValue(1)
+          .between(1, 16)
+          .description("Maximum concurrent checkpoints.");
 
-  /** Unaligned checkpoints. Default true. */
-  public static final String UNALIGNED = "checkpoints.unaligned";
+  /** Unaligned checkpoints. */
+  public static final ConfigKey<Boolean> UNALIGNED =
+      ConfigKey.bool("checkpoints.unaligned")
+          .defaultValue(true)
+          .description("Unaligned checkpoints.");
 
-  /** Aligned phase before switching to unaligned; 0 is unaligned from the start. Default 5s. */
-  public static final String ALIGNED_TIMEOUT = "checkpoints.aligned-timeout";
+  /** The aligned phase before switching to unaligned. */
+  public static final ConfigKey<Duration> ALIGNED_TIMEOUT =
+      ConfigKey.duration("checkpoints.aligned-timeout")
+          .defaultValue(Duration.ofSeconds(5))
+          .required()
+          .description(
+              "Aligned phase before switching to unaligned; 0 is unaligned from the start.");
 
-  /** Tolerated consecutive checkpoint failures. Default 3. */
-  public static final String TOLERABLE_FAILURES = "checkpoints.tolerable-failures";
+  /** Tolerated consecutive checkpoint failures. */
+  public static final ConfigKey<Integer> TOLERABLE_FAILURES =
+      ConfigKey.integer("checkpoints.tolerable-failures")
+          .defaultValue(3)
+          .between(0, 1_000)
+          .description("Tolerated consecutive checkpoint failures.");
 
-  /**
-   * On cancel: retain-on-cancellation (resume later with {@code -s}), delete-on-cancellation.
-   * Default retain-on-cancellation.
-   */
-  public static final String RETENTION = "checkpoints.retention";
+  /** What happens to the latest checkpoint when the job is cancelled. */
+  public static final ConfigKey<ExternalizedCheckpointRetention> RETENTION =
+      ConfigKey.enumeration("checkpoints.retention", ExternalizedCheckpointRetention.class)
+          .defaultValue(ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION)
+          .required()
+          .check(
+              retention -> retention != ExternalizedCheckpointRetention.NO_EXTERNALIZED_CHECKPOINTS,
+              retention ->
+                  "no-externalized-checkpoints would leave nothing to resume a cancelled job from")
+          .description(
+              "On cancel: retain-on-cancellation (resume later with `-s`),"
+                  + " delete-on-cancellation.");
 
+  public CheckpointConfig {
+    List<String> problems = new ArrayList<>();
+    INTERVAL.check(interval, problems);
+    TIMEOUT.check(timeout, problems);
+    MIN_PAUSE.check(minPause, problems);
+    MAX_CONCURRENT.check(maxConcurrent, problems);
+    ALIGNED_TIMEOUT.check(alignedTimeout, problems);
+    TOLERABLE_FAILURES.check(tolerableFailures, problems);
+    RETENTION.check(retention, problems);
+    InvalidConfigException.throwIfAny("checkpoint config", problems);
+  }
+
+  /** Reads the policy; {@code null} when it has problems, which {@code r} records. */
   static CheckpointConfig read(ConfigReader r) {
-    Duration interval = r.duration(INTERVAL, Duration.ofSeconds(10));
-    r.check(
-        interval == null || interval.toMillis() >= 10,
-        INTERVAL,
-        "must be at least 10ms: Flink's minimum");
-    Duration timeout = r.duration(TIMEOUT, Duration.ofMinutes(2));
-    r.check(timeout == null || timeout.toMillis() >= 10, TIMEOUT, "must be at least 10ms");
-    ExternalizedCheckpointRetention retention =
-        r.enumValue(
-            RETENTION,
-            ExternalizedCheckpointRetention.class,
-            ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
-    r.check(
-        retention != ExternalizedCheckpointRetention.NO_EXTERNALIZED_CHECKPOINTS,
-        RETENTION,
-        "no-externalized-checkpoints would leave nothing to resume a cancelled job from");
-    return new CheckpointConfig(
-        interval,
-        timeout,
-        r.duration(MIN_PAUSE, Duration.ZERO),
-        r.integer(MAX_CONCURRENT, 1, 1, 16),
-        r.bool(UNALIGNED, true),
-        r.duration(ALIGNED_TIMEOUT, Duration.ofSeconds(5)),
-        r.integer(TOLERABLE_FAILURES, 3, 0, 1_000),
-        retention);
+    Duration interval = r.get(INTERVAL);
+    Duration timeout = r.get(TIMEOUT);
+    Duration minPause = r.get(MIN_PAUSE);
+    int maxConcurrent = r.get(MAX_CONCURRENT);
+    boolean unaligned = r.get(UNALIGNED);
+    Duration alignedTimeout = r.get(ALIGNED_TIMEOUT);
+    int tolerableFailures = r.get(TOLERABLE_FAILURES);
+    ExternalizedCheckpointRetention retention = r.get(RETENTION);
+    return r.build(
+        "checkpoints.*",
+        () ->
+            new CheckpointConfig(
+                interval,
+                timeout,
+                minPause,
+                maxConcurrent,
+                unaligned,
+                alignedTimeout,
+                tolerableFailures,
+                retention));
   }
 
   /** Writes this policy as Flink options; always exactly-once. */

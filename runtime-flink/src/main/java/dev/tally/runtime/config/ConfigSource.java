@@ -24,7 +24,7 @@ import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
  * kafka.source.topics=a,b} mean the same.
  *
  * <p>Secrets belong in the environment and reach the configuration only through {@code ${...}};
- * they are never logged (see {@link ConfigReader#effectiveConfiguration()}).
+ * they are never logged (see {@link dev.tally.ports.config.ConfigReader#effectiveConfiguration()}).
  */
 public final class ConfigSource {
 

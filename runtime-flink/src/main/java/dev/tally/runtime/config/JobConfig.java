@@ -1,5 +1,10 @@
 package dev.tally.runtime.config;
 
+import dev.tally.ports.config.ConfigKey;
+import dev.tally.ports.config.ConfigReader;
+import dev.tally.ports.config.InvalidConfigException;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.MemorySize;
@@ -7,15 +12,14 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 
 /**
- * Job keys.
+ * The job's settings and their keys.
  *
- * @param name the job name shown in the Flink UI
- * @param parallelism default operator parallelism; 0 keeps the cluster's default
- * @param maxParallelism key groups: the most the job can ever be rescaled to; fixed for the life of
- *     its state
- * @param objectReuse let chained operators pass records without copying (Tally's functions keep no
- *     references)
- * @param localManagedMemoryBytes managed memory of the embedded cluster of a {@code --local} run
+ * @param name see {@link #NAME}: shown in the Flink UI
+ * @param parallelism see {@link #PARALLELISM}
+ * @param maxParallelism see {@link #MAX_PARALLELISM}: the most the job can ever be rescaled to
+ * @param objectReuse see {@link #OBJECT_REUSE}: chained operators pass records without copying
+ *     (Tally's functions keep no references)
+ * @param localManagedMemoryBytes see {@link #LOCAL_MANAGED_MEMORY}
  */
 public record JobConfig(
     String name,
@@ -24,41 +28,65 @@ public record JobConfig(
     boolean objectReuse,
     long localManagedMemoryBytes) {
 
-  /** Job name. Default {@code tally}. */
-  public static final String NAME = "job.name";
+  /** The job name. */
+  public static final ConfigKey<String> NAME =
+      ConfigKey.string("job.name").defaultValue("tally").required().description("Job name.");
 
-  /** Default parallelism; 0 keeps the cluster's. Default 0. */
-  public static final String PARALLELISM = "job.parallelism";
+  /** The default parallelism. */
+  public static final ConfigKey<Integer> PARALLELISM =
+      ConfigKey.integer("job.parallelism")
+          .defaultValue(0)
+          .between(0, 32_768)
+          .description("Default parallelism; 0 keeps the cluster's.");
 
-  /** Maximum parallelism (key groups); never change it for a job with state. Default 128. */
-  public static final String MAX_PARALLELISM = "job.max-parallelism";
+  /** The maximum parallelism, fixed for the life of the job's state. */
+  public static final ConfigKey<Integer> MAX_PARALLELISM =
+      ConfigKey.integer("job.max-parallelism")
+          .defaultValue(128)
+          .between(1, 32_768)
+          .description("Maximum parallelism (key groups); never change it for a job with state.");
 
-  /** Object reuse between chained operators. Default true. */
-  public static final String OBJECT_REUSE = "job.object-reuse";
+  /** Object reuse between chained operators. */
+  public static final ConfigKey<Boolean> OBJECT_REUSE =
+      ConfigKey.bool("job.object-reuse")
+          .defaultValue(true)
+          .description("Object reuse between chained operators.");
 
   /**
-   * Managed memory of the embedded cluster in a {@code --local} run (RocksDB's block cache and
-   * write buffers, shared by all its slots). Ignored on a real cluster, whose TaskManagers size
-   * their own. Default 512 MiB: Flink's local default of 128 MiB starves RocksDB once the dedupe
-   * ids outgrow it, and every lookup then reads from disk (measured by the bench).
+   * Managed memory of the embedded cluster in a {@code --local} run. Its default is well above
+   * Flink's own local default, which starves RocksDB once the dedupe ids outgrow it, so that every
+   * lookup then reads from disk (measured by the bench).
    */
-  public static final String LOCAL_MANAGED_MEMORY = "job.local-managed-memory";
+  public static final ConfigKey<Long> LOCAL_MANAGED_MEMORY =
+      ConfigKey.bytes("job.local-managed-memory")
+          .defaultValue(512L * 1024 * 1024)
+          .atLeast(16L * 1024 * 1024)
+          .description(
+              "Managed memory of the embedded cluster in a `--local` run (RocksDB's block cache"
+                  + " and write buffers); ignored on a real cluster.");
 
+  public JobConfig {
+    List<String> problems = new ArrayList<>();
+    NAME.check(name, problems);
+    PARALLELISM.check(parallelism, problems);
+    MAX_PARALLELISM.check(maxParallelism, problems);
+    if (parallelism > maxParallelism) {
+      problems.add(
+          PARALLELISM + ": must not exceed " + MAX_PARALLELISM + " (" + maxParallelism + ")");
+    }
+    LOCAL_MANAGED_MEMORY.check(localManagedMemoryBytes, problems);
+    InvalidConfigException.throwIfAny("job config", problems);
+  }
+
+  /** Reads the job's keys; {@code null} when they have problems, which {@code r} records. */
   static JobConfig read(ConfigReader r) {
-    int parallelism = r.integer(PARALLELISM, 0, 0, 32_768);
-    int maxParallelism = r.integer(MAX_PARALLELISM, 128, 1, 32_768);
-    r.check(
-        parallelism <= maxParallelism,
-        PARALLELISM,
-        "must not exceed " + MAX_PARALLELISM + " (" + maxParallelism + ")");
-    long localManaged = r.bytes(LOCAL_MANAGED_MEMORY, 512L * 1024 * 1024);
-    r.check(localManaged >= 16L * 1024 * 1024, LOCAL_MANAGED_MEMORY, "must be at least 16 MiB");
-    return new JobConfig(
-        r.string(NAME, "tally"),
-        parallelism,
-        maxParallelism,
-        r.bool(OBJECT_REUSE, true),
-        localManaged);
+    String name = r.get(NAME);
+    int parallelism = r.get(PARALLELISM);
+    int maxParallelism = r.get(MAX_PARALLELISM);
+    boolean objectReuse = r.get(OBJECT_REUSE);
+    long localManaged = r.get(LOCAL_MANAGED_MEMORY);
+    return r.build(
+        "job.*", () -> new JobConfig(name, parallelism, maxParallelism, objectReuse, localManaged));
   }
 
   /** Sizes the embedded cluster of a {@code --local} run; not for a job submitted to a cluster. */

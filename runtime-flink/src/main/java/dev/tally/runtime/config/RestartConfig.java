@@ -1,19 +1,24 @@
 package dev.tally.runtime.config;
 
+import dev.tally.ports.config.ConfigKey;
+import dev.tally.ports.config.ConfigReader;
+import dev.tally.ports.config.InvalidConfigException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 
 /**
- * Restart strategy keys: exponential delay, so a flapping dependency is retried ever more gently
- * instead of hammered.
+ * The restart strategy and its keys: exponential delay, so a flapping dependency is retried ever
+ * more gently instead of hammered.
  *
- * @param initialBackoff first delay
- * @param maxBackoff largest delay
- * @param multiplier growth per failure
- * @param resetThreshold a run this long without failure resets the backoff
- * @param jitter random spread of each delay, as a fraction
- * @param attempts failures before the job gives up (per reset period)
+ * @param initialBackoff see {@link #INITIAL_BACKOFF}
+ * @param maxBackoff see {@link #MAX_BACKOFF}
+ * @param multiplier see {@link #MULTIPLIER}
+ * @param resetThreshold see {@link #RESET_THRESHOLD}
+ * @param jitter see {@link #JITTER}: random spread of each delay
+ * @param attempts see {@link #ATTEMPTS} (per reset period)
  */
 public record RestartConfig(
     Duration initialBackoff,
@@ -23,38 +28,78 @@ public record RestartConfig(
     double jitter,
     int attempts) {
 
-  /** First restart delay. Default 1s. */
-  public static final String INITIAL_BACKOFF = "restart.initial-backoff";
+  /** The first restart delay. */
+  public static final ConfigKey<Duration> INITIAL_BACKOFF =
+      ConfigKey.duration("restart.initial-backoff")
+          .defaultValue(Duration.ofSeconds(1))
+          .required()
+          .description("First restart delay.");
 
-  /** Largest restart delay. Default 1m. */
-  public static final String MAX_BACKOFF = "restart.max-backoff";
+  /** The largest restart delay. */
+  public static final ConfigKey<Duration> MAX_BACKOFF =
+      ConfigKey.duration("restart.max-backoff")
+          .defaultValue(Duration.ofMinutes(1))
+          .required()
+          .description("Largest restart delay.");
 
-  /** Delay growth per failure. Default 2.0. */
-  public static final String MULTIPLIER = "restart.backoff-multiplier";
+  /** Delay growth per failure. */
+  public static final ConfigKey<Double> MULTIPLIER =
+      ConfigKey.decimal("restart.backoff-multiplier")
+          .defaultValue(2.0)
+          .between(1.0, 100.0)
+          .description("Delay growth per failure.");
 
-  /** A run this long without failure resets the delay. Default 1h. */
-  public static final String RESET_THRESHOLD = "restart.reset-backoff-threshold";
+  /** A run this long without failure resets the delay. */
+  public static final ConfigKey<Duration> RESET_THRESHOLD =
+      ConfigKey.duration("restart.reset-backoff-threshold")
+          .defaultValue(Duration.ofHours(1))
+          .required()
+          .description("A run this long without failure resets the delay.");
 
-  /** Jitter as a fraction of the delay. Default 0.1. */
-  public static final String JITTER = "restart.jitter";
+  /** Jitter as a fraction of the delay. */
+  public static final ConfigKey<Double> JITTER =
+      ConfigKey.decimal("restart.jitter")
+          .defaultValue(0.1)
+          .between(0.0, 1.0)
+          .description("Jitter as a fraction of the delay.");
 
-  /** Attempts before the job fails for good. Default 2147483647 (keep trying). */
-  public static final String ATTEMPTS = "restart.attempts";
+  /** Attempts before the job fails for good; the default keeps trying. */
+  public static final ConfigKey<Integer> ATTEMPTS =
+      ConfigKey.integer("restart.attempts")
+          .defaultValue(Integer.MAX_VALUE)
+          .between(1, Integer.MAX_VALUE)
+          .description("Attempts before the job fails for good (the default keeps trying).");
 
+  public RestartConfig {
+    List<String> problems = new ArrayList<>();
+    INITIAL_BACKOFF.check(initialBackoff, problems);
+    MAX_BACKOFF.check(maxBackoff, problems);
+    if (initialBackoff != null && maxBackoff != null && initialBackoff.compareTo(maxBackoff) > 0) {
+      problems.add(
+          MAX_BACKOFF
+              + ": must not be shorter than "
+              + INITIAL_BACKOFF
+              + " ("
+              + INITIAL_BACKOFF.type().format(initialBackoff)
+              + ")");
+    }
+    MULTIPLIER.check(multiplier, problems);
+    RESET_THRESHOLD.check(resetThreshold, problems);
+    JITTER.check(jitter, problems);
+    ATTEMPTS.check(attempts, problems);
+    InvalidConfigException.throwIfAny("restart config", problems);
+  }
+
+  /** Reads the strategy; {@code null} when it has problems, which {@code r} records. */
   static RestartConfig read(ConfigReader r) {
-    Duration initial = r.duration(INITIAL_BACKOFF, Duration.ofSeconds(1));
-    Duration max = r.duration(MAX_BACKOFF, Duration.ofMinutes(1));
-    r.check(
-        initial == null || max == null || initial.compareTo(max) <= 0,
-        MAX_BACKOFF,
-        "must not be shorter than " + INITIAL_BACKOFF + " (" + initial + ")");
-    return new RestartConfig(
-        initial,
-        max,
-        r.fraction(MULTIPLIER, 2.0, 1.0, 100.0),
-        r.duration(RESET_THRESHOLD, Duration.ofHours(1)),
-        r.fraction(JITTER, 0.1, 0.0, 1.0),
-        r.integer(ATTEMPTS, Integer.MAX_VALUE, 1, Integer.MAX_VALUE));
+    Duration initial = r.get(INITIAL_BACKOFF);
+    Duration max = r.get(MAX_BACKOFF);
+    double multiplier = r.get(MULTIPLIER);
+    Duration reset = r.get(RESET_THRESHOLD);
+    double jitter = r.get(JITTER);
+    int attempts = r.get(ATTEMPTS);
+    return r.build(
+        "restart.*", () -> new RestartConfig(initial, max, multiplier, reset, jitter, attempts));
   }
 
   /** Writes this strategy as Flink options. */

@@ -1,5 +1,10 @@
 package dev.tally.runtime.config;
 
+import dev.tally.ports.config.ConfigKey;
+import dev.tally.ports.config.ConfigReader;
+import dev.tally.ports.config.InvalidConfigException;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -10,16 +15,16 @@ import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
 
 /**
- * State keys: the embedded RocksDB backend, always with incremental checkpoints unless switched
- * off.
+ * State settings and their keys: the embedded RocksDB backend, always with incremental checkpoints
+ * unless switched off.
  *
- * @param checkpointDirectory where checkpoints go: {@code file:///…} or {@code s3://bucket/path}
- * @param savepointDirectory default target of savepoints, or {@code null}
- * @param incremental upload only new RocksDB files on each checkpoint
- * @param localRecovery keep a local copy of state for fast recovery on the same TaskManager
- * @param predefinedOptions RocksDB tuning profile
- * @param managedMemory let Flink size RocksDB's block cache and write buffers from managed memory
- * @param timers where event-time and processing-time timers live: in RocksDB or on the heap
+ * @param checkpointDirectory see {@link #CHECKPOINT_DIRECTORY}
+ * @param savepointDirectory see {@link #SAVEPOINT_DIRECTORY}; {@code null} for none
+ * @param incremental see {@link #INCREMENTAL}: upload only new RocksDB files on each checkpoint
+ * @param localRecovery see {@link #LOCAL_RECOVERY}
+ * @param predefinedOptions see {@link #ROCKSDB_PREDEFINED_OPTIONS}
+ * @param managedMemory see {@link #ROCKSDB_MANAGED_MEMORY}: RocksDB's block cache and write buffers
+ * @param timers see {@link #ROCKSDB_TIMERS}
  */
 public record StateConfig(
     String checkpointDirectory,
@@ -30,58 +35,91 @@ public record StateConfig(
     boolean managedMemory,
     PriorityQueueStateType timers) {
 
-  /**
-   * Checkpoint storage URI: {@code file:///var/tally/checkpoints} or {@code
-   * s3://bucket/checkpoints}. Required.
-   */
-  public static final String CHECKPOINT_DIRECTORY = "state.checkpoint-directory";
+  /** Where checkpoints go. */
+  public static final ConfigKey<String> CHECKPOINT_DIRECTORY =
+      ConfigKey.string("state.checkpoint-directory")
+          .required()
+          .check(
+              uri -> uri.contains("://"),
+              uri ->
+                  "must be a URI such as file:///var/tally/checkpoints or s3://bucket/checkpoints,"
+                      + " not "
+                      + uri)
+          .description(
+              "Checkpoint storage URI: `file:///var/tally/checkpoints` or"
+                  + " `s3://bucket/checkpoints`.");
 
-  /** Default savepoint target URI. Optional. */
-  public static final String SAVEPOINT_DIRECTORY = "state.savepoint-directory";
+  /** The default savepoint target. */
+  public static final ConfigKey<String> SAVEPOINT_DIRECTORY =
+      ConfigKey.string("state.savepoint-directory").description("Default savepoint target URI.");
 
-  /** Incremental RocksDB checkpoints. Default true. */
-  public static final String INCREMENTAL = "state.incremental";
+  /** Incremental checkpoints. */
+  public static final ConfigKey<Boolean> INCREMENTAL =
+      ConfigKey.bool("state.incremental")
+          .defaultValue(true)
+          .description("Incremental RocksDB checkpoints.");
 
-  /** Local recovery from a TaskManager-local copy of state. Default false. */
-  public static final String LOCAL_RECOVERY = "state.local-recovery";
+  /** Local recovery. */
+  public static final ConfigKey<Boolean> LOCAL_RECOVERY =
+      ConfigKey.bool("state.local-recovery")
+          .defaultValue(false)
+          .description("Local recovery from a TaskManager-local copy of state.");
 
-  /**
-   * RocksDB profile: default, spinning-disk-optimized, spinning-disk-optimized-high-mem,
-   * flash-ssd-optimized. Default flash-ssd-optimized.
-   */
-  public static final String ROCKSDB_PREDEFINED_OPTIONS = "state.rocksdb.predefined-options";
+  /** The RocksDB tuning profile. */
+  public static final ConfigKey<PredefinedOptions> ROCKSDB_PREDEFINED_OPTIONS =
+      ConfigKey.enumeration("state.rocksdb.predefined-options", PredefinedOptions.class)
+          .defaultValue(PredefinedOptions.FLASH_SSD_OPTIMIZED)
+          .required()
+          .description(
+              "RocksDB profile: default, spinning-disk-optimized,"
+                  + " spinning-disk-optimized-high-mem, flash-ssd-optimized.");
 
-  /**
-   * Size RocksDB's memory from Flink managed memory (bounded, no surprise OOM kills). Default true.
-   */
-  public static final String ROCKSDB_MANAGED_MEMORY = "state.rocksdb.managed-memory";
+  /** RocksDB's memory from Flink managed memory. */
+  public static final ConfigKey<Boolean> ROCKSDB_MANAGED_MEMORY =
+      ConfigKey.bool("state.rocksdb.managed-memory")
+          .defaultValue(true)
+          .description(
+              "Size RocksDB's memory from Flink managed memory (bounded, no surprise OOM kills).");
 
-  /**
-   * Where timers are kept: {@code rocksdb} (spill to disk like the rest of the state, written
-   * incrementally) or {@code heap} (cheaper to register and fire, held in JVM memory and written
-   * whole at every checkpoint). Default rocksdb.
-   */
-  public static final String ROCKSDB_TIMERS = "state.rocksdb.timers";
+  /** Where timers live. */
+  public static final ConfigKey<PriorityQueueStateType> ROCKSDB_TIMERS =
+      ConfigKey.enumeration("state.rocksdb.timers", PriorityQueueStateType.class)
+          .defaultValue(PriorityQueueStateType.ROCKSDB)
+          .required()
+          .description(
+              "Where timers live: rocksdb (spilled and checkpointed incrementally with the rest of"
+                  + " the state) or heap (held in JVM memory, written whole at every checkpoint);"
+                  + " heap was not faster on the benchmark (docs/benchmarks.md).");
 
+  public StateConfig {
+    List<String> problems = new ArrayList<>();
+    CHECKPOINT_DIRECTORY.check(checkpointDirectory, problems);
+    SAVEPOINT_DIRECTORY.check(savepointDirectory, problems);
+    ROCKSDB_PREDEFINED_OPTIONS.check(predefinedOptions, problems);
+    ROCKSDB_TIMERS.check(timers, problems);
+    InvalidConfigException.throwIfAny("state config", problems);
+  }
+
+  /** Reads the state keys; {@code null} when they have problems, which {@code r} records. */
   static StateConfig read(ConfigReader r) {
-    String checkpoints = r.requiredString(CHECKPOINT_DIRECTORY);
-    r.check(
-        checkpoints == null || checkpoints.contains("://"),
-        CHECKPOINT_DIRECTORY,
-        "must be a URI such as file:///var/tally/checkpoints or s3://bucket/checkpoints, not "
-            + checkpoints);
-    String savepoints = r.optionalString(SAVEPOINT_DIRECTORY).orElse(null);
-    return new StateConfig(
-        checkpoints,
-        savepoints,
-        r.bool(INCREMENTAL, true),
-        r.bool(LOCAL_RECOVERY, false),
-        r.enumValue(
-            ROCKSDB_PREDEFINED_OPTIONS,
-            PredefinedOptions.class,
-            PredefinedOptions.FLASH_SSD_OPTIMIZED),
-        r.bool(ROCKSDB_MANAGED_MEMORY, true),
-        r.enumValue(ROCKSDB_TIMERS, PriorityQueueStateType.class, PriorityQueueStateType.ROCKSDB));
+    String checkpoints = r.get(CHECKPOINT_DIRECTORY);
+    String savepoints = r.get(SAVEPOINT_DIRECTORY);
+    boolean incremental = r.get(INCREMENTAL);
+    boolean localRecovery = r.get(LOCAL_RECOVERY);
+    PredefinedOptions profile = r.get(ROCKSDB_PREDEFINED_OPTIONS);
+    boolean managedMemory = r.get(ROCKSDB_MANAGED_MEMORY);
+    PriorityQueueStateType timers = r.get(ROCKSDB_TIMERS);
+    return r.build(
+        "state.*",
+        () ->
+            new StateConfig(
+                checkpoints,
+                savepoints,
+                incremental,
+                localRecovery,
+                profile,
+                managedMemory,
+                timers));
   }
 
   /** Writes these settings as Flink options. */

@@ -1,20 +1,26 @@
 package dev.tally.runtime.config;
 
-import dev.tally.adapters.iceberg.IcebergSinkOptions;
+import dev.tally.adapters.iceberg.IcebergSinkConfig;
+import dev.tally.adapters.kafka.DeadLetterConfig;
 import dev.tally.adapters.kafka.TransactionTimeoutCheck;
+import dev.tally.ports.config.ConfigKey;
+import dev.tally.ports.config.ConfigReader;
 import dev.tally.runtime.topology.AggregationSettings;
+import java.time.Duration;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * The whole validated configuration, one typed part per feature. {@link #read(ConfigSource)}
- * reports every problem at once, each with its key, unknown keys included.
+ * The whole validated configuration, one typed part per feature, each declaring and checking its
+ * own keys. {@link #read(ConfigSource)} reports every problem at once, each with its key, unknown
+ * keys included, and cross-checks the features against each other.
  */
 public record TallyConfig(
     KafkaConfig kafka,
-    IcebergSinkOptions iceberg,
+    IcebergSinkConfig iceberg,
     AggregationSettings aggregation,
     StateConfig state,
     CheckpointConfig checkpoints,
@@ -47,28 +53,45 @@ public record TallyConfig(
    * @throws ConfigurationException listing every problem
    */
   public static TallyConfig read(ConfigSource source) {
-    ConfigReader r = new ConfigReader(source);
+    ConfigReader r = new ConfigReader(source.values());
     KafkaConfig kafka = KafkaConfig.read(r);
-    IcebergSinkOptions iceberg = IcebergConfig.read(r);
-    AggregationSettings aggregation = AggregationConfig.read(r);
+    IcebergSinkConfig iceberg = IcebergSinkConfig.read(r);
+    AggregationSettings aggregation = AggregationKeys.read(r);
     StateConfig state = StateConfig.read(r);
     CheckpointConfig checkpoints = CheckpointConfig.read(r);
     RestartConfig restart = RestartConfig.read(r);
     JobConfig job = JobConfig.read(r);
-    if (kafka.transactionTimeout() != null
-        && checkpoints.interval() != null
-        && checkpoints.timeout() != null) {
-      // The broker's maximum is checked at start against the live cluster; the policy can be
-      // checked here.
-      TransactionTimeoutCheck.policyProblems(
-              kafka.transactionTimeout(),
-              checkpoints.interval(),
-              checkpoints.timeout(),
-              checkpoints.tolerableFailures())
-          .forEach(p -> r.problem(KafkaConfig.DLQ_TRANSACTION_TIMEOUT + ", checkpoints.*: " + p));
+    checkDeadLetterTransactionTimeout(r);
+    List<String> problems = r.problems();
+    if (!problems.isEmpty()) {
+      throw new ConfigurationException(problems);
     }
-    r.throwIfProblems();
     return new TallyConfig(
         kafka, iceberg, aggregation, state, checkpoints, restart, job, r.effectiveConfiguration());
+  }
+
+  /**
+   * The dead-letter transaction must outlive the checkpoints that may fail before one commits it.
+   * The broker's maximum is checked at start against the live cluster; the policy can be checked
+   * here, from the keys themselves, so it is reported even when other keys of either feature have
+   * problems.
+   */
+  private static void checkDeadLetterTransactionTimeout(ConfigReader r) {
+    Duration timeout = r.get(DeadLetterConfig.TRANSACTION_TIMEOUT);
+    Duration interval = r.get(CheckpointConfig.INTERVAL);
+    Duration checkpointTimeout = r.get(CheckpointConfig.TIMEOUT);
+    int tolerableFailures = r.get(CheckpointConfig.TOLERABLE_FAILURES);
+    if (allowed(DeadLetterConfig.TRANSACTION_TIMEOUT, timeout)
+        && allowed(CheckpointConfig.INTERVAL, interval)
+        && allowed(CheckpointConfig.TIMEOUT, checkpointTimeout)
+        && allowed(CheckpointConfig.TOLERABLE_FAILURES, tolerableFailures)) {
+      TransactionTimeoutCheck.policyProblems(
+              timeout, interval, checkpointTimeout, tolerableFailures)
+          .forEach(p -> r.problem(DeadLetterConfig.TRANSACTION_TIMEOUT + ", checkpoints.*: " + p));
+    }
+  }
+
+  private static <T> boolean allowed(ConfigKey<T> key, T value) {
+    return value != null && key.problems(value).isEmpty();
   }
 }

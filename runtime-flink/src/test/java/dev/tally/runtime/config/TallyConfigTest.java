@@ -3,10 +3,14 @@ package dev.tally.runtime.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tally.adapters.iceberg.CatalogConfig;
 import dev.tally.adapters.iceberg.CatalogType;
-import dev.tally.adapters.iceberg.StorageOptions;
+import dev.tally.adapters.iceberg.StorageConfig;
 import dev.tally.adapters.iceberg.WriteDistribution;
+import dev.tally.adapters.kafka.KafkaSourceConfig;
 import dev.tally.adapters.kafka.StartupMode;
+import dev.tally.domain.window.TumblingWindows;
+import dev.tally.runtime.topology.AggregationSettings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,9 +35,9 @@ class TallyConfigTest {
 
   private static final Map<String, String> MINIMAL =
       Map.of(
-          KafkaConfig.BOOTSTRAP_SERVERS, "127.0.0.1:9092",
-          StateConfig.CHECKPOINT_DIRECTORY, "file:///var/tally/checkpoints",
-          IcebergConfig.CATALOG_WAREHOUSE, "file:///var/tally/warehouse");
+          KafkaSourceConfig.BOOTSTRAP_SERVERS.name(), "127.0.0.1:9092",
+          StateConfig.CHECKPOINT_DIRECTORY.name(), "file:///var/tally/checkpoints",
+          CatalogConfig.WAREHOUSE.name(), "file:///var/tally/warehouse");
 
   @TempDir Path dir;
 
@@ -87,6 +91,51 @@ class TallyConfigTest {
     assertThat(flink.get(RestartStrategyOptions.RESTART_STRATEGY)).isEqualTo("exponential-delay");
     assertThat(flink.get(PipelineOptions.GENERIC_TYPES)).isFalse();
     assertThat(flink.get(PipelineOptions.AUTO_GENERATE_UIDS)).isFalse();
+  }
+
+  @Test
+  void eachRuntimeFeatureReadsToItsDocumentedDefaults() {
+    TallyConfig config = TallyConfig.read(ConfigSource.of(MINIMAL));
+
+    assertThat(config.state())
+        .isEqualTo(
+            new StateConfig(
+                "file:///var/tally/checkpoints",
+                null,
+                true,
+                false,
+                PredefinedOptions.FLASH_SSD_OPTIMIZED,
+                true,
+                PriorityQueueStateType.ROCKSDB));
+    assertThat(config.checkpoints())
+        .isEqualTo(
+            new CheckpointConfig(
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(2),
+                Duration.ZERO,
+                1,
+                true,
+                Duration.ofSeconds(5),
+                3,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION));
+    assertThat(config.restart())
+        .isEqualTo(
+            new RestartConfig(
+                Duration.ofSeconds(1),
+                Duration.ofMinutes(1),
+                2.0,
+                Duration.ofHours(1),
+                0.1,
+                Integer.MAX_VALUE));
+    assertThat(config.job()).isEqualTo(new JobConfig("tally", 0, 128, true, 512L * 1024 * 1024));
+    assertThat(config.aggregation())
+        .isEqualTo(
+            new AggregationSettings(
+                TumblingWindows.of(Duration.ofHours(1)),
+                Duration.ZERO,
+                Duration.ofHours(24),
+                Duration.ZERO,
+                100_000));
   }
 
   @Test
@@ -270,7 +319,7 @@ class TallyConfigTest {
     assertThat(iceberg.catalog().properties())
         .containsEntry("header.X-Iceberg-Access-Delegation", "vended-credentials");
     assertThat(iceberg.storage())
-        .isEqualTo(StorageOptions.s3("http://127.0.0.1:9000", true, "eu-west-1"));
+        .isEqualTo(StorageConfig.s3("http://127.0.0.1:9000", true, "eu-west-1"));
     assertThat(iceberg.tableIdentifier()).hasToString("finance.spend_by_hour");
     assertThat(iceberg.userIdBuckets()).isEqualTo(32);
     assertThat(iceberg.targetFileSizeBytes()).isEqualTo(64L * 1024 * 1024);

@@ -1,5 +1,8 @@
 package dev.tally.adapters.iceberg;
 
+import dev.tally.ports.config.ConfigKey;
+import dev.tally.ports.config.ConfigPrefix;
+import dev.tally.ports.config.ConfigReader;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
@@ -10,34 +13,29 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Which Iceberg catalog tracks the output table, and how to reach it. Validated as part of {@link
- * IcebergSinkOptions}, which reports every problem at once; {@link #toString()} masks every secret.
+ * Which Iceberg catalog tracks the output table, how to reach it, and the declarations of its keys.
+ * Checked as part of {@link IcebergSinkConfig}, which reports every problem at once; {@link
+ * #toString()} masks every secret.
  *
  * <p>Secrets are never read from a file: pass them from the environment, e.g. with {@link
- * Builder#secretsFromEnvironment(Map)}.
+ * Builder#secretsFromEnvironment(Map)} or a {@code ${NAME}} reference in the configuration.
  *
- * @param type the kind of catalog; {@link CatalogType#HADOOP} by default
- * @param name the catalog's name inside Flink and in table names; {@code tally} by default
- * @param uri {@link CatalogType#REST}: the server's base URL; {@link CatalogType#JDBC}: the {@code
- *     jdbc:} URL; unused by {@link CatalogType#HADOOP}
- * @param warehouse {@link CatalogType#HADOOP}: a local directory or {@code file:} URI (required);
- *     {@link CatalogType#JDBC}: the root location of new tables (required); {@link
- *     CatalogType#REST}: the warehouse the server should use (optional; Polaris: the catalog name)
- * @param restToken {@link CatalogType#REST}: a bearer token ({@code token}); secret
- * @param restCredential {@link CatalogType#REST}: OAuth2 client credentials {@code
- *     client_id:client_secret} exchanged for a token ({@code credential}), as Polaris uses; secret
- * @param oauth2ServerUri {@link CatalogType#REST}: the token endpoint for {@code restCredential}
- *     ({@code oauth2-server-uri}); {@code null} for the catalog's default
- * @param oauth2Scope {@link CatalogType#REST}: the scope requested with {@code restCredential}
- *     ({@code scope}), e.g. Polaris' {@code PRINCIPAL_ROLE:ALL}
- * @param jdbcUser {@link CatalogType#JDBC}: the database user ({@code jdbc.user})
- * @param jdbcPassword {@link CatalogType#JDBC}: the database password ({@code jdbc.password});
- *     secret
+ * @param type see {@link #TYPE}
+ * @param name see {@link #NAME}; also the catalog part of table names
+ * @param uri see {@link #URI}; unused by {@link CatalogType#HADOOP}
+ * @param warehouse see {@link #WAREHOUSE}; for Polaris, the catalog name
+ * @param restToken see {@link #TOKEN} (Iceberg's {@code token})
+ * @param restCredential see {@link #CREDENTIAL} (Iceberg's {@code credential}), exchanged for a
+ *     token
+ * @param oauth2ServerUri see {@link #OAUTH2_SERVER_URI}; {@code null} for the catalog's default
+ * @param oauth2Scope see {@link #SCOPE}
+ * @param jdbcUser see {@link #JDBC_USER} (Iceberg's {@code jdbc.user})
+ * @param jdbcPassword see {@link #JDBC_PASSWORD} (Iceberg's {@code jdbc.password})
  * @param properties further catalog properties passed to Iceberg unchanged (e.g. {@code
- *     header.X-Iceberg-Access-Delegation}, {@code rest.sigv4-enabled}); must not set what the
- *     options above or {@link StorageOptions} own, nor static S3 keys
+ *     header.X-Iceberg-Access-Delegation}, {@code rest.sigv4-enabled}); must not set what the keys
+ *     above or {@link StorageConfig} own, nor static S3 keys
  */
-public record CatalogOptions(
+public record CatalogConfig(
     CatalogType type,
     String name,
     String uri,
@@ -49,6 +47,73 @@ public record CatalogOptions(
     String jdbcUser,
     String jdbcPassword,
     Map<String, String> properties) {
+
+  /** The kind of catalog. */
+  public static final ConfigKey<CatalogType> TYPE =
+      ConfigKey.enumeration("iceberg.catalog.type", CatalogType.class)
+          .defaultValue(CatalogType.HADOOP)
+          .required()
+          .description(
+              "Catalog kind: hadoop (a local warehouse, for the embedded stack), rest, jdbc.");
+
+  /** The catalog's name inside Flink. */
+  public static final ConfigKey<String> NAME =
+      ConfigKey.string("iceberg.catalog.name")
+          .defaultValue("tally")
+          .required()
+          .description("Catalog name inside Flink.");
+
+  /** Where the catalog is. */
+  public static final ConfigKey<String> URI =
+      ConfigKey.string("iceberg.catalog.uri")
+          .description("REST: the server's base URL; JDBC: the `jdbc:` URL.");
+
+  /** The warehouse. */
+  public static final ConfigKey<String> WAREHOUSE =
+      ConfigKey.string("iceberg.catalog.warehouse")
+          .description(
+              "Warehouse: hadoop, a local directory or file: URI (required); jdbc, the table root;"
+                  + " rest, optional.");
+
+  /** The REST bearer token. */
+  public static final ConfigKey<String> TOKEN =
+      ConfigKey.string("iceberg.catalog.token")
+          .secret()
+          .description("REST bearer token; secret: set it as `${TALLY_ICEBERG_REST_TOKEN}`.");
+
+  /** The REST OAuth2 client credentials. */
+  public static final ConfigKey<String> CREDENTIAL =
+      ConfigKey.string("iceberg.catalog.credential")
+          .secret()
+          .description(
+              "REST OAuth2 client credentials `id:secret` (Polaris); secret, from the"
+                  + " environment.");
+
+  /** The REST OAuth2 token endpoint. */
+  public static final ConfigKey<String> OAUTH2_SERVER_URI =
+      ConfigKey.string("iceberg.catalog.oauth2-server-uri")
+          .check(CatalogConfig::isHttp, uri -> "must be an http(s):// URL: " + uri)
+          .description("REST OAuth2 token endpoint for the credential; default the catalog's.");
+
+  /** The REST OAuth2 scope. */
+  public static final ConfigKey<String> SCOPE =
+      ConfigKey.string("iceberg.catalog.scope")
+          .description("REST OAuth2 scope, e.g. `PRINCIPAL_ROLE:ALL`.");
+
+  /** The JDBC user. */
+  public static final ConfigKey<String> JDBC_USER =
+      ConfigKey.string("iceberg.catalog.jdbc-user").description("JDBC user.");
+
+  /** The JDBC password. */
+  public static final ConfigKey<String> JDBC_PASSWORD =
+      ConfigKey.string("iceberg.catalog.jdbc-password")
+          .secret()
+          .description("JDBC password; secret, from the environment.");
+
+  /** Further catalog properties. */
+  public static final ConfigPrefix PROPERTIES =
+      new ConfigPrefix(
+          "iceberg.catalog.properties.", "Further catalog properties passed to Iceberg unchanged.");
 
   /** Environment variable read by {@link Builder#secretsFromEnvironment}: REST bearer token. */
   public static final String ENV_REST_TOKEN = "TALLY_ICEBERG_REST_TOKEN";
@@ -62,10 +127,7 @@ public record CatalogOptions(
   /** Environment variable read by {@link Builder#secretsFromEnvironment}: JDBC password. */
   public static final String ENV_JDBC_PASSWORD = "TALLY_ICEBERG_JDBC_PASSWORD";
 
-  /** Default catalog name. */
-  public static final String DEFAULT_NAME = "tally";
-
-  /** Catalog properties the options own; setting them through {@code properties} is an error. */
+  /** Catalog properties the keys own; setting them through {@code properties} is an error. */
   static final Set<String> RESERVED_PROPERTIES =
       Set.of(
           "type",
@@ -87,61 +149,76 @@ public record CatalogOptions(
   static final Set<String> FORBIDDEN_PROPERTIES =
       Set.of("s3.access-key-id", "s3.secret-access-key", "s3.session-token");
 
-  public CatalogOptions {
+  public CatalogConfig {
     properties = properties == null ? Map.of() : Map.copyOf(properties);
   }
 
-  /** A builder for the embedded default: a Hadoop catalog named {@value #DEFAULT_NAME}. */
+  /** A builder with every key's declared default: the embedded Hadoop catalog. */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** Every problem, each naming its key under {@code catalog.}. */
+  /** Reads the catalog's keys, unchecked: {@link IcebergSinkConfig} checks the whole. */
+  static CatalogConfig read(ConfigReader r) {
+    return new CatalogConfig(
+        r.get(TYPE),
+        r.get(NAME),
+        r.get(URI),
+        r.get(WAREHOUSE),
+        r.get(TOKEN),
+        r.get(CREDENTIAL),
+        r.get(OAUTH2_SERVER_URI),
+        r.get(SCOPE),
+        r.get(JDBC_USER),
+        r.get(JDBC_PASSWORD),
+        r.get(PROPERTIES));
+  }
+
+  /** Every problem, each naming its key. */
   List<String> problems() {
     List<String> problems = new ArrayList<>();
-    if (name == null || name.isBlank()) {
-      problems.add("catalog.name must be set");
-    }
+    NAME.check(name, problems);
+    TYPE.check(type, problems);
     if (type == null) {
-      problems.add("catalog.type must be set");
       return problems;
     }
+    OAUTH2_SERVER_URI.check(oauth2ServerUri, problems);
+    String forType = " for " + typeIs(type);
     switch (type) {
       case HADOOP -> {
         if (uri != null) {
-          problems.add("catalog.uri does not apply to catalog.type HADOOP");
+          problems.add(URI + ": does not apply to " + typeIs(type));
         }
         if (blank(warehouse)) {
-          problems.add("catalog.warehouse must be set for catalog.type HADOOP");
+          problems.add(WAREHOUSE + ": must be set" + forType);
         } else if (!isLocal(warehouse)) {
           problems.add(
-              "catalog.warehouse must be a local directory or file: URI for catalog.type HADOOP,"
-                  + " not "
+              WAREHOUSE
+                  + ": must be a local directory or file: URI"
+                  + forType
+                  + ", not "
                   + warehouse);
         }
       }
       case REST -> {
         if (blank(uri)) {
-          problems.add("catalog.uri must be set for catalog.type REST");
+          problems.add(URI + ": must be set" + forType);
         } else if (!isHttp(uri)) {
-          problems.add("catalog.uri must be an http(s):// URL for catalog.type REST: " + uri);
+          problems.add(URI + ": must be an http(s):// URL" + forType + ": " + uri);
         }
         if (restToken != null && restCredential != null) {
-          problems.add("set at most one of catalog.restToken and catalog.restCredential");
+          problems.add(TOKEN + ", " + CREDENTIAL + ": set at most one of them");
         }
         if ((oauth2ServerUri != null || oauth2Scope != null) && restCredential == null) {
-          problems.add("catalog.oauth2ServerUri and oauth2Scope need catalog.restCredential");
-        }
-        if (oauth2ServerUri != null && !isHttp(oauth2ServerUri)) {
-          problems.add("catalog.oauth2ServerUri must be an http(s):// URL: " + oauth2ServerUri);
+          problems.add(OAUTH2_SERVER_URI + ", " + SCOPE + ": need " + CREDENTIAL);
         }
       }
       case JDBC -> {
         if (blank(uri) || !uri.startsWith("jdbc:")) {
-          problems.add("catalog.uri must be a jdbc: URL for catalog.type JDBC");
+          problems.add(URI + ": must be a jdbc: URL" + forType);
         }
         if (blank(warehouse)) {
-          problems.add("catalog.warehouse must be set for catalog.type JDBC");
+          problems.add(WAREHOUSE + ": must be set" + forType);
         }
       }
     }
@@ -150,23 +227,33 @@ public record CatalogOptions(
             || restCredential != null
             || oauth2ServerUri != null
             || oauth2Scope != null)) {
-      problems.add("catalog.restToken, restCredential, oauth2ServerUri and oauth2Scope need REST");
+      problems.add(
+          String.join(", ", TOKEN.name(), CREDENTIAL.name(), OAUTH2_SERVER_URI.name(), SCOPE.name())
+              + ": apply to "
+              + typeIs(CatalogType.REST)
+              + " only");
     }
     if (type != CatalogType.JDBC && (jdbcUser != null || jdbcPassword != null)) {
-      problems.add("catalog.jdbcUser and jdbcPassword apply to catalog.type JDBC only");
+      problems.add(
+          JDBC_USER + ", " + JDBC_PASSWORD + ": apply to " + typeIs(CatalogType.JDBC) + " only");
     }
     for (String key : properties.keySet()) {
       if (RESERVED_PROPERTIES.contains(key)) {
-        problems.add("catalog property " + key + " is set by its own option");
+        problems.add(PROPERTIES.name() + key + ": is set by its own key");
       } else if (FORBIDDEN_PROPERTIES.contains(key)) {
         problems.add(
-            "catalog property "
+            PROPERTIES.name()
                 + key
-                + " is not accepted: S3 credentials come from the environment or the AWS SDK's"
+                + ": is not accepted: S3 credentials come from the environment or the AWS SDK's"
                 + " default provider chain");
       }
     }
     return problems;
+  }
+
+  /** {@code iceberg.catalog.type <type>}, for messages. */
+  static String typeIs(CatalogType type) {
+    return TYPE + " " + TYPE.type().format(type);
   }
 
   /** The properties Iceberg's catalog is initialised with, secrets included. */
@@ -186,7 +273,7 @@ public record CatalogOptions(
   /** Secrets masked: safe to log. */
   @Override
   public String toString() {
-    return "CatalogOptions[type="
+    return "CatalogConfig[type="
         + type
         + ", name="
         + name
@@ -243,10 +330,10 @@ public record CatalogOptions(
     }
   }
 
-  /** Builds {@link CatalogOptions}; setters reject {@code null}, validation is the sink's. */
+  /** Builds {@link CatalogConfig} in code; setters reject {@code null}, the sink checks it. */
   public static final class Builder {
-    private CatalogType type = CatalogType.HADOOP;
-    private String name = DEFAULT_NAME;
+    private CatalogType type = TYPE.defaultValue();
+    private String name = NAME.defaultValue();
     private String uri;
     private String warehouse;
     private String restToken;
@@ -259,67 +346,67 @@ public record CatalogOptions(
 
     private Builder() {}
 
-    /** See {@link CatalogOptions#type()}. */
+    /** See {@link CatalogConfig#type()}. */
     public Builder type(CatalogType value) {
       this.type = Objects.requireNonNull(value, "type");
       return this;
     }
 
-    /** See {@link CatalogOptions#name()}. */
+    /** See {@link CatalogConfig#name()}. */
     public Builder name(String value) {
       this.name = Objects.requireNonNull(value, "name");
       return this;
     }
 
-    /** See {@link CatalogOptions#uri()}. */
+    /** See {@link CatalogConfig#uri()}. */
     public Builder uri(String value) {
       this.uri = Objects.requireNonNull(value, "uri");
       return this;
     }
 
-    /** See {@link CatalogOptions#warehouse()}. */
+    /** See {@link CatalogConfig#warehouse()}. */
     public Builder warehouse(String value) {
       this.warehouse = Objects.requireNonNull(value, "warehouse");
       return this;
     }
 
-    /** See {@link CatalogOptions#restToken()}. */
+    /** See {@link CatalogConfig#restToken()}. */
     public Builder restToken(String value) {
       this.restToken = Objects.requireNonNull(value, "restToken");
       return this;
     }
 
-    /** See {@link CatalogOptions#restCredential()}. */
+    /** See {@link CatalogConfig#restCredential()}. */
     public Builder restCredential(String value) {
       this.restCredential = Objects.requireNonNull(value, "restCredential");
       return this;
     }
 
-    /** See {@link CatalogOptions#oauth2ServerUri()}. */
+    /** See {@link CatalogConfig#oauth2ServerUri()}. */
     public Builder oauth2ServerUri(String value) {
       this.oauth2ServerUri = Objects.requireNonNull(value, "oauth2ServerUri");
       return this;
     }
 
-    /** See {@link CatalogOptions#oauth2Scope()}. */
+    /** See {@link CatalogConfig#oauth2Scope()}. */
     public Builder oauth2Scope(String value) {
       this.oauth2Scope = Objects.requireNonNull(value, "oauth2Scope");
       return this;
     }
 
-    /** See {@link CatalogOptions#jdbcUser()}. */
+    /** See {@link CatalogConfig#jdbcUser()}. */
     public Builder jdbcUser(String value) {
       this.jdbcUser = Objects.requireNonNull(value, "jdbcUser");
       return this;
     }
 
-    /** See {@link CatalogOptions#jdbcPassword()}. */
+    /** See {@link CatalogConfig#jdbcPassword()}. */
     public Builder jdbcPassword(String value) {
       this.jdbcPassword = Objects.requireNonNull(value, "jdbcPassword");
       return this;
     }
 
-    /** Adds one pass-through catalog property; see {@link CatalogOptions#properties()}. */
+    /** Adds one pass-through catalog property; see {@link CatalogConfig#properties()}. */
     public Builder property(String key, String value) {
       properties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
       return this;
@@ -347,9 +434,9 @@ public record CatalogOptions(
       return this;
     }
 
-    /** The options, unvalidated: {@link IcebergSinkOptions.Builder#build()} checks the whole. */
-    public CatalogOptions build() {
-      return new CatalogOptions(
+    /** The catalog, unchecked: {@link IcebergSinkConfig.Builder#build()} checks the whole. */
+    public CatalogConfig build() {
+      return new CatalogConfig(
           type,
           name,
           uri,
