@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.inject.Guice;
 import com.google.inject.Stage;
+import dev.tally.adapters.iceberg.IcebergSinkConfig;
 import dev.tally.adapters.iceberg.IcebergSinkModule;
-import dev.tally.adapters.iceberg.IcebergSinkOptions;
-import dev.tally.adapters.iceberg.MaintenanceOptions;
+import dev.tally.adapters.iceberg.MaintenanceConfig;
 import dev.tally.adapters.iceberg.WriteDistribution;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.ports.out.SpendingSink;
@@ -85,12 +85,12 @@ class IcebergSinkFailoverIT {
       throws Exception {
     FailOnceAtEndOfInput.reset();
     String tableName = "failover_" + distribution.name().toLowerCase(java.util.Locale.ROOT);
-    IcebergSinkOptions options =
+    IcebergSinkConfig options =
         stack
-            .sinkOptions("failover_it", tableName)
+            .sinkConfig("failover_it", tableName)
             .distribution(distribution)
             .writeParallelism(2)
-            .maintenance(MaintenanceOptions.disabled())
+            .maintenance(MaintenanceConfig.disabled())
             .build();
 
     StreamExecutionEnvironment env = env();
