@@ -291,7 +291,7 @@ class TallyMainTest {
     assertThat(printed.out)
         .startsWith("Effective configuration (secrets masked):")
         .contains("kafka.bootstrap-servers = b1:9092")
-        .contains("checkpoints.interval = PT45S")
+        .contains("checkpoints.interval = 45s")
         .contains("job.name = tally-test");
   }
 
