@@ -13,4 +13,4 @@ if [ "${1:-}" = "jmh" ]; then
   shift
   exec mvn -B -ntp -q -pl adapters-kafka,runtime-flink -Pjmh test-compile exec:exec
 fi
-exec mvn -B -ntp -q -pl it-tests exec:exec -Pbench -Dbench.args="$*"
+exec mvn -B -ntp -q -pl it-tests/bench exec:exec -Dbench.args="$*"

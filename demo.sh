@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")"
 echo "Building Tally (the first run downloads dependencies)…"
 mvn -B -ntp -q install -DskipTests
-exec mvn -B -ntp -q -pl it-tests exec:exec -Pdemo -Ddemo.args="$*"
+exec mvn -B -ntp -q -pl it-tests/demo exec:exec -Ddemo.args="$*"
