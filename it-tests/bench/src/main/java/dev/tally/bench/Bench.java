@@ -1,5 +1,6 @@
 package dev.tally.bench;
 
+import dev.tally.stack.HelpOption;
 import dev.tally.stack.LocalStack;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,10 +32,10 @@ import picocli.CommandLine.Mixin;
  */
 @Command(
     name = "bench.sh",
-    mixinStandardHelpOptions = true,
     description = "Tally's benchmark on the local stack; throughput when no mode is given.",
     subcommands = {Bench.Throughput.class, Bench.FreshnessMode.class, Bench.BackpressureMode.class})
 public final class Bench implements Callable<Integer> {
+  @Mixin private HelpOption help;
 
   static final DateTimeFormatter CLOCK =
       DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
@@ -86,9 +87,10 @@ public final class Bench implements Callable<Integer> {
   /** Events/s of a ceiling, Tally's job and the seed's SQL on one preloaded topic. */
   @Command(
       name = "throughput",
-      mixinStandardHelpOptions = true,
       description = "Throughput on preloaded events: the ceiling, Tally's job jar, the SQL runner.")
   static final class Throughput implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
     @Mixin private BenchOptions options;
 
     Throughput() {}
@@ -108,9 +110,10 @@ public final class Bench implements Callable<Integer> {
   /** Window end to rows readable in Iceberg, live at a fixed rate. */
   @Command(
       name = "freshness",
-      mixinStandardHelpOptions = true,
       description = "Freshness: window end to rows readable in Iceberg, live (p50, p99).")
   static final class FreshnessMode implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
     @Mixin private BenchOptions options;
 
     @Override
@@ -124,9 +127,10 @@ public final class Bench implements Callable<Integer> {
   /** Checkpoint durations with a throttled sink, aligned and unaligned. */
   @Command(
       name = "backpressure",
-      mixinStandardHelpOptions = true,
       description = "Checkpoints under backpressure: a throttled sink, aligned vs unaligned.")
   static final class BackpressureMode implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
     @Mixin private BenchOptions options;
 
     @Override

@@ -3,6 +3,7 @@ package dev.tally.bench;
 import dev.tally.adapters.kafka.DecodedRecord;
 import dev.tally.adapters.kafka.TransactionDecoding;
 import dev.tally.domain.transaction.SourceRecord;
+import dev.tally.stack.HelpOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,6 +20,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -32,9 +34,9 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "CeilingConsumer",
-    mixinStandardHelpOptions = true,
     description = "Reads and decodes a topic to its current end with plain Kafka consumers.")
 public final class CeilingConsumer implements Callable<Integer> {
+  @Mixin private HelpOption help;
 
   @Option(
       names = "--bootstrap-servers",

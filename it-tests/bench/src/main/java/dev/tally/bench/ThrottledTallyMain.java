@@ -10,6 +10,7 @@ import dev.tally.runtime.config.ConfigSource;
 import dev.tally.runtime.config.TallyConfig;
 import dev.tally.runtime.guice.TallyModules;
 import dev.tally.runtime.job.TallyJob;
+import dev.tally.stack.HelpOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -38,11 +40,11 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "ThrottledTallyMain",
-    mixinStandardHelpOptions = true,
     description =
         "Tally's job on a local MiniCluster with a rate limit in front of the Iceberg sink (bench"
             + " only).")
 public final class ThrottledTallyMain implements Callable<Integer> {
+  @Mixin private HelpOption help;
 
   @Option(
       names = "--rows-per-second",

@@ -2,6 +2,7 @@ package dev.tally.demo;
 
 import dev.tally.stack.DurationConverter;
 import dev.tally.stack.FlinkRestClient;
+import dev.tally.stack.HelpOption;
 import dev.tally.stack.LocalStack;
 import dev.tally.stack.TallyJobLauncher;
 import dev.tally.stack.TallyYaml;
@@ -40,6 +41,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -54,12 +56,12 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "demo.sh",
-    mixinStandardHelpOptions = true,
     description =
         "The whole pipeline on embedded real services (Kafka, an Iceberg REST catalog, an"
             + " S3-compatible store) with generated traffic and Tally's job jar running locally;"
             + " live progress, then the top spenders read back from Iceberg.")
 public final class TallyDemo implements Callable<Integer> {
+  @Mixin private HelpOption help;
 
   private static final String TOPIC = "financial-transactions";
   private static final String DLQ = TOPIC + ".dlq";

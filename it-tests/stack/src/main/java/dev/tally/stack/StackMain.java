@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -15,11 +16,11 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "tally-stack",
-    mixinStandardHelpOptions = true,
     description =
         "Starts the local stack (Kafka broker, S3-compatible store, Iceberg REST catalog), prints"
             + " its endpoints and runs until Ctrl-C.")
 public final class StackMain implements Callable<Integer> {
+  @Mixin private HelpOption help;
 
   @Option(
       names = "--dir",
