@@ -1,6 +1,7 @@
 package dev.tally.bench;
 
 import dev.tally.stack.FlinkRestClient;
+import dev.tally.stack.HelpOption;
 import dev.tally.stack.LocalStack;
 import dev.tally.stack.LoopbackPorts;
 import dev.tally.stack.TallyJobLauncher;
@@ -178,15 +179,18 @@ final class Backpressure {
   }
 
   /**
-   * What the throttled main needs behind the job jar and the Flink libraries: the bench, picocli.
+   * What the throttled main needs behind the job jar and the Flink libraries: the bench, picocli
+   * and the stack's {@link HelpOption}.
    */
   private List<Path> throttledClasspath() {
+    return List.of(o.benchClasses(), locationOf(CommandLine.class), locationOf(HelpOption.class));
+  }
+
+  private static Path locationOf(Class<?> type) {
     try {
-      return List.of(
-          o.benchClasses(),
-          Path.of(CommandLine.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
+      return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
-      throw new IllegalStateException("cannot locate picocli's jar", e);
+      throw new IllegalStateException("cannot locate the jar of " + type.getName(), e);
     }
   }
 }
