@@ -4,7 +4,7 @@
 #   ./bench.sh freshness [--rate 20000] [--duration 180s] [--window 10s] [--checkpoint-interval 10s]
 #   ./bench.sh backpressure [--rate 20000] [--throttle 1500] [--duration 180s]
 #   ./bench.sh jmh          # the per-event JMH benchmarks: decode, validate, state update on RocksDB
-# Results: target/bench/ (JSON, Markdown, PNG).
+# --help (also after a mode) lists every option. Results: target/bench/ (JSON, Markdown, PNG).
 set -euo pipefail
 cd "$(dirname "$0")"
 echo "Building Tally (the first run downloads dependencies)…"
@@ -13,4 +13,4 @@ if [ "${1:-}" = "jmh" ]; then
   shift
   exec mvn -B -ntp -q -pl adapters-kafka,runtime-flink -Pjmh test-compile exec:exec
 fi
-exec mvn -B -ntp -q -pl it-tests exec:exec -Pbench -Dbench.args="$*"
+exec mvn -B -ntp -q -pl it-tests/bench exec:exec -Dbench.args="$*"

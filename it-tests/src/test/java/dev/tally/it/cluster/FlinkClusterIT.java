@@ -13,6 +13,7 @@ import dev.tally.it.oracle.TopicWriter;
 import dev.tally.it.oracle.Totals;
 import dev.tally.stack.FlinkCluster;
 import dev.tally.stack.LocalStack;
+import dev.tally.stack.TallyJobLauncher;
 import dev.tally.stack.TallyYaml;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -91,7 +92,7 @@ class FlinkClusterIT {
   void aBoundedJobSubmittedWithTheCliWritesExactlyTheOracle() throws Exception {
     Scenario s = new Scenario("submit", dataset(1));
     Map<Rejection, Long> offsets = s.produce(s.data.inputs(), Duration.ZERO);
-    String jobId = cluster.submit(jobJar, 2, null, s.jobArgs(true));
+    String jobId = cluster.submit(jobJar, 2, null, s.job(true));
 
     await("the bounded job finishes", Duration.ofMinutes(3), () -> isFinal(jobId));
     assertThat(cluster.jobStatus(jobId)).isEqualTo("FINISHED");
@@ -104,7 +105,7 @@ class FlinkClusterIT {
   @Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void aKilledTaskManagerIsReplacedAndTheJobRecoversExactlyOnce() throws Exception {
     Scenario s = new Scenario("failover", dataset(2));
-    String jobId = cluster.submit(jobJar, 2, null, s.jobArgs(false));
+    String jobId = cluster.submit(jobJar, 2, null, s.job(false));
     await("all tasks run", Duration.ofMinutes(2), () -> cluster.allTasksRunning(jobId));
     // Traffic arrives while the job runs, so the kill hits it mid-stream.
     CompletableFuture<Map<Rejection, Long>> producing =
@@ -160,7 +161,7 @@ class FlinkClusterIT {
     List<Input> first = all.subList(0, all.size() / 2);
     List<Input> second = all.subList(all.size() / 2, all.size());
     Map<Rejection, Long> offsets = new HashMap<>(s.produce(first, Duration.ZERO));
-    String jobId = cluster.submit(jobJar, 2, null, s.jobArgs(false));
+    String jobId = cluster.submit(jobJar, 2, null, s.job(false));
     await(
         "a first completed checkpoint",
         Duration.ofMinutes(2),
@@ -169,7 +170,7 @@ class FlinkClusterIT {
     String savepoint = cluster.stopWithSavepoint(jobId, root.resolve("savepoints"));
     assertThat(cluster.jobStatus(jobId)).isEqualTo("FINISHED");
     offsets.putAll(s.produce(second, Duration.ZERO));
-    String resumed = cluster.submit(jobJar, 3, savepoint, s.jobArgs(false));
+    String resumed = cluster.submit(jobJar, 3, savepoint, s.job(false));
     await("all tasks run", Duration.ofMinutes(2), () -> cluster.allTasksRunning(resumed));
     assertThat(cluster.taskManagersOf(resumed)).hasSize(2);
     assertThat(cluster.restoredCheckpoints(resumed)).as("started from the savepoint").isOne();
@@ -224,7 +225,7 @@ class FlinkClusterIT {
       stack.kafka().createTopic(dlq, 1, Map.of("retention.ms", "-1"));
     }
 
-    String[] jobArgs(boolean bounded) {
+    TallyJobLauncher job(boolean bounded) {
       Path dir = root.resolve(name);
       Path config =
           TallyYaml.builder(stack.tallyServices())
@@ -238,7 +239,7 @@ class FlinkClusterIT {
               .checkpointInterval(Duration.ofSeconds(1))
               .jobName("tally-" + name)
               .writeTo(dir.resolve("tally.yaml"));
-      return new String[] {"--config", config.toString()};
+      return TallyJobLauncher.of(config);
     }
 
     /**

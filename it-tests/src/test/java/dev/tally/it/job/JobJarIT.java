@@ -79,6 +79,7 @@ class JobJarIT {
             e ->
                 e.startsWith("dev/tally/stack/")
                     || e.startsWith("dev/tally/demo/")
+                    || e.startsWith("dev/tally/bench/")
                     || e.startsWith("dev/tally/it/"))
         .noneMatch(
             e ->

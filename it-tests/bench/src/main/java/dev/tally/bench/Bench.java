@@ -1,0 +1,297 @@
+package dev.tally.bench;
+
+import dev.tally.stack.HelpOption;
+import dev.tally.stack.LocalStack;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * The benchmark (see docs/benchmarks.md), on the local stack of real services:
+ *
+ * <pre>
+ * ./bench.sh [throughput] [--events 5000000] [--parallelism 2] [--legs ceiling,tally,sql] ...
+ * ./bench.sh freshness [--rate 20000] [--duration 180s] [--window 10s] [--checkpoint-interval 10s]
+ * ./bench.sh backpressure [--rate 10000] [--throttle 2000] [--duration 90s]
+ * </pre>
+ *
+ * Results go to {@code target/bench/} (JSON, Markdown, PNG) and standard output. Without a mode it
+ * runs {@code throughput}.
+ */
+@Command(
+    name = "bench.sh",
+    description = "Tally's benchmark on the local stack; throughput when no mode is given.",
+    subcommands = {Bench.Throughput.class, Bench.FreshnessMode.class, Bench.BackpressureMode.class})
+public final class Bench implements Callable<Integer> {
+  @Mixin private HelpOption help;
+
+  static final DateTimeFormatter CLOCK =
+      DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
+
+  private Bench() {}
+
+  /** Every leg of the throughput run, in the order they run. Add a leg here. */
+  static List<Leg> legs() {
+    return List.of(new CeilingLeg(), new TallyLeg(), new SqlLeg());
+  }
+
+  @Mixin private BenchOptions options;
+
+  /** Runs one mode; {@code --help} for the modes and options. */
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Bench()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    return new Throughput(options).call();
+  }
+
+  /**
+   * Where a run's results go, and its own work directory (stack, jobs, logs).
+   *
+   * @param out results, shared by every run
+   * @param work this run's directory
+   */
+  private record Directories(Path out, Path work) {}
+
+  /** Where results go, and a new work directory for this run of {@code mode}. */
+  private static Directories directories(String mode) throws IOException {
+    // Normalized: S3Proxy refuses object paths under a base directory written with "..".
+    Path out =
+        Path.of(System.getProperty("tally.bench.dir", "target/bench")).toAbsolutePath().normalize();
+    Path work =
+        out.resolve(
+            "run-"
+                + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                    .withZone(ZoneOffset.UTC)
+                    .format(Instant.now())
+                + "-"
+                + mode);
+    Files.createDirectories(work);
+    return new Directories(out, work);
+  }
+
+  /** Events/s of a ceiling, Tally's job and the seed's SQL on one preloaded topic. */
+  @Command(
+      name = "throughput",
+      description = "Throughput on preloaded events: the ceiling, Tally's job jar, the SQL runner.")
+  static final class Throughput implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
+    @Mixin private BenchOptions options;
+
+    Throughput() {}
+
+    Throughput(BenchOptions options) {
+      this.options = options;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      Directories dirs = directories("throughput");
+      throughput(options, dirs.out(), dirs.work());
+      return 0;
+    }
+  }
+
+  /** Window end to rows readable in Iceberg, live at a fixed rate. */
+  @Command(
+      name = "freshness",
+      description = "Freshness: window end to rows readable in Iceberg, live (p50, p99).")
+  static final class FreshnessMode implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
+    @Mixin private BenchOptions options;
+
+    @Override
+    public Integer call() throws Exception {
+      Directories dirs = directories("freshness");
+      new Freshness(options, dirs.out(), dirs.work()).run();
+      return 0;
+    }
+  }
+
+  /** Checkpoint durations with a throttled sink, aligned and unaligned. */
+  @Command(
+      name = "backpressure",
+      description = "Checkpoints under backpressure: a throttled sink, aligned vs unaligned.")
+  static final class BackpressureMode implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
+    @Mixin private BenchOptions options;
+
+    @Override
+    public Integer call() throws Exception {
+      Directories dirs = directories("backpressure");
+      new Backpressure(options, dirs.out(), dirs.work()).run();
+      return 0;
+    }
+  }
+
+  private static void throughput(BenchOptions o, Path out, Path work) throws Exception {
+    say("Starting the local stack under " + work);
+    try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
+      say("Stack up in " + stack.startup().toMillis() + " ms");
+      // The seed's topic name: its SQL script reads this topic and no other.
+      String topic = "financial-transactions";
+      stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
+      stack.kafka().createTopic(topic + ".dlq", 1, Map.of("retention.ms", "-1"));
+      long window = 3_600_000L;
+      long span = o.hours * window;
+      // Event time ends two hours in the past, on an hour boundary: no record is ahead of the
+      // broker's clock, and the expected rows count windows aligned as the job aligns them.
+      long first = (System.currentTimeMillis() - span - 2 * window) / window * window;
+      Workload workload = new Workload(o.seed, o.users, o.zipf, o.events, first, span, window);
+      say(
+          String.format(
+              Locale.ROOT,
+              "Preloading %,d events (%,d users, Zipf s=%.2f, seed %d, %d hours of event time)"
+                  + " into %s (%d partitions)…",
+              o.events,
+              o.users,
+              o.zipf,
+              o.seed,
+              o.hours,
+              topic,
+              o.partitions));
+      long started = System.nanoTime();
+      long sent = Preloader.preload(stack.kafka().bootstrapServers(), topic, workload);
+      double seconds = (System.nanoTime() - started) / 1e9;
+      say(
+          String.format(
+              Locale.ROOT,
+              "Preloaded %,d events in %.1f s (%,.0f/s); expecting %,d rows, amount sum %,d",
+              sent,
+              seconds,
+              sent / seconds,
+              workload.expectedRows(),
+              workload.amountSum()));
+      BenchContext context =
+          new BenchContext(
+              stack,
+              work,
+              o.jobJar(),
+              o.flinkLib(),
+              o.benchClasses(),
+              topic,
+              o.partitions,
+              o.parallelism,
+              o.checkpointInterval,
+              sent,
+              workload.amountSum(),
+              workload.expectedRows(),
+              workload.expectedUserRows(),
+              o.jfr,
+              o.tallySettings);
+      List<LegResult> results = new ArrayList<>();
+      for (Leg leg : legs()) {
+        if (!o.legs.contains(leg.name())) {
+          continue;
+        }
+        String unavailable = leg.unavailable(context);
+        LegResult result;
+        if (unavailable != null) {
+          result = LegResult.skipped(leg.name(), unavailable);
+          say("Leg " + leg.name() + ": skipped, " + unavailable);
+        } else {
+          say("Leg " + leg.name() + ": running…");
+          try {
+            result = leg.run(context);
+          } catch (Exception e) {
+            result = LegResult.failed(leg.name(), e.toString());
+          }
+          say(describe(result));
+        }
+        results.add(result);
+      }
+      Map<String, Object> workloadFacts = new LinkedHashMap<>();
+      workloadFacts.put("events", sent);
+      workloadFacts.put("partitions", o.partitions);
+      workloadFacts.put("users", o.users);
+      workloadFacts.put("zipf_exponent", o.zipf);
+      workloadFacts.put("currencies", Workload.CURRENCIES.length);
+      workloadFacts.put("seed", o.seed);
+      workloadFacts.put("event_time_hours", o.hours);
+      workloadFacts.put("expected_rows", workload.expectedRows());
+      workloadFacts.put("parallelism", o.parallelism);
+      workloadFacts.put("checkpoint_interval_seconds", o.checkpointInterval.toSeconds());
+      workloadFacts.put("preload_events_per_second", Math.round(sent / seconds));
+      Report report = new Report(machine(), workloadFacts, results);
+      report.write(out);
+      Files.writeString(work.resolve("throughput.json"), report.json());
+      System.out.println();
+      System.out.println(report.markdown());
+      say("Written " + out.resolve("throughput.json") + ", .md and .png; logs under " + work);
+    }
+  }
+
+  static String describe(LegResult r) {
+    if (!r.measured()) {
+      return "Leg " + r.name() + ": " + r.status() + ", " + r.note();
+    }
+    return String.format(
+        Locale.ROOT,
+        "Leg %s: %s, %,.0f events/s (%,d records in %.1f s), %.1f CPU-s per million, peak RSS"
+            + " %,.0f MiB; %s",
+        r.name(),
+        r.status(),
+        r.eventsPerSecond(),
+        r.records(),
+        r.processingSeconds(),
+        r.cpuSecondsPerMillion(),
+        r.peakRssMib(),
+        r.note());
+  }
+
+  /** The machine the figures were measured on. */
+  static Map<String, String> machine() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+    m.put("cpu", firstValue("/proc/cpuinfo", "model name"));
+    String mem = firstValue("/proc/meminfo", "MemTotal");
+    m.put(
+        "ram_gib",
+        mem.isEmpty()
+            ? "?"
+            : String.format(
+                Locale.ROOT, "%.1f", Long.parseLong(mem.replaceAll("[^0-9]", "")) / 1048576.0));
+    m.put(
+        "jdk",
+        System.getProperty("java.vm.name")
+            + " "
+            + System.getProperty("java.runtime.version", System.getProperty("java.version")));
+    m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+    m.put("measured_at", Instant.now().toString());
+    return m;
+  }
+
+  private static String firstValue(String file, String key) {
+    try {
+      for (String line : Files.readAllLines(Path.of(file))) {
+        if (line.startsWith(key)) {
+          return line.substring(line.indexOf(':') + 1).trim();
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // Not Linux: leave it out.
+    }
+    return "";
+  }
+
+  static void say(String message) {
+    System.out.println("[" + CLOCK.format(Instant.now()) + "] " + message);
+  }
+}

@@ -1,0 +1,283 @@
+package dev.tally.bench;
+
+import dev.tally.stack.FlinkRestClient;
+import dev.tally.stack.LocalStack;
+import dev.tally.stack.LoopbackPorts;
+import dev.tally.stack.TallyJobLauncher;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Freshness in a live run: traffic at a fixed rate with event time = wall clock, short windows so
+ * there are many, and for every window the time from its end to the commit that made its rows
+ * readable in Iceberg.
+ *
+ * <p>How: the bench follows the table's snapshots; for each new one it reads the {@code
+ * window_start} bounds of the data files that snapshot added (from the manifests, no data read),
+ * and a window is readable at the commit time of the last snapshot holding its rows, compactions
+ * ({@code replace} snapshots, which change no row) not counted (a window's rows can straddle two
+ * commits when the subtasks fire it on either side of a checkpoint barrier). The commit time is the
+ * snapshot's timestamp, written by the catalog on this same machine.
+ *
+ * <p>A row cannot be final before its window's end plus the watermark's out-of-orderness bound;
+ * after that it waits for the next checkpoint to complete. So the target is p99 ≤ out-of-orderness
+ * + checkpoint interval + 2 s.
+ */
+final class Freshness {
+
+  private static final String TABLE = "tally_freshness";
+
+  private final BenchOptions o;
+  private final Path out;
+  private final Path work;
+
+  Freshness(BenchOptions options, Path out, Path work) {
+    this.o = options;
+    this.out = out;
+    this.work = work;
+  }
+
+  void run() throws Exception {
+    // The first window measured starts at the first boundary after the warm-up and must end the
+    // out-of-orderness before traffic stops: a shorter run measures nothing, after minutes.
+    Duration shortest = o.warmup.plus(o.window.multipliedBy(2)).plus(o.outOfOrderness);
+    if (o.duration.compareTo(shortest) < 0) {
+      throw new IllegalArgumentException(
+          "--duration "
+              + o.duration.toSeconds()
+              + "s measures no whole window: it must be at least --warmup + 2 x --window +"
+              + " --out-of-orderness = "
+              + shortest.toMillis()
+              + " ms");
+    }
+    Bench.say("Starting the local stack under " + work);
+    try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
+      String topic = "bench-live";
+      stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
+      stack.kafka().createTopic(topic + ".dlq", 1, Map.of("retention.ms", "-1"));
+      Path dir = Files.createDirectories(work.resolve("tally"));
+      Path config =
+          JobRuns.writeConfig(dir, stack, topic, TABLE, o.parallelism, o.checkpointInterval);
+      int webPort = LoopbackPorts.freePort();
+      TallyJobLauncher job =
+          TallyJobLauncher.of(config)
+              .overrides(
+                  List.of(
+                      "aggregation.window-size=" + o.window.toMillis() + "ms",
+                      "watermarks.out-of-orderness=" + o.outOfOrderness.toMillis() + "ms"));
+      Path log = dir.resolve("job.log");
+      MeasuredProcess process =
+          MeasuredProcess.start(
+              JobRuns.locally(
+                      job,
+                      o.jobJar(),
+                      o.flinkLib(),
+                      webPort,
+                      dir,
+                      stack.objectStore().awsClientEnvironment())
+                  .process(log));
+      try {
+        JobRuns.awaitJobId(FlinkRestClient.onLoopback(webPort), process, log);
+        Bench.say(
+            String.format(
+                Locale.ROOT,
+                "Job running; producing %,d events/s for %d s (windows of %d ms, checkpoints every"
+                    + " %d s, out-of-orderness %d ms)…",
+                o.rate,
+                o.duration.toSeconds(),
+                o.window.toMillis(),
+                o.checkpointInterval.toSeconds(),
+                o.outOfOrderness.toMillis()));
+        LiveTraffic traffic =
+            new LiveTraffic(
+                stack.kafka().bootstrapServers(), topic, o.rate, o.seed, o.users, o.zipf);
+        Thread producer = new Thread(traffic, "live-traffic");
+        long producing = System.currentTimeMillis();
+        producer.start();
+        RESTCatalog catalog = new RESTCatalog();
+        catalog.initialize("bench", stack.catalog().clientProperties());
+        TreeMap<Long, Long> readableAt = new TreeMap<>();
+        Set<Long> seenSnapshots = new HashSet<>();
+        long stopProducing = producing + o.duration.toMillis();
+        long settle =
+            o.checkpointInterval.toMillis()
+                + o.outOfOrderness.toMillis()
+                + o.window.toMillis()
+                + 10_000;
+        long lastReport = 0;
+        while (System.currentTimeMillis() < stopProducing + settle && process.isAlive()) {
+          if (System.currentTimeMillis() >= stopProducing) {
+            traffic.stop();
+          }
+          follow(catalog, seenSnapshots, readableAt);
+          if (System.currentTimeMillis() - lastReport >= 10_000) {
+            lastReport = System.currentTimeMillis();
+            Bench.say(
+                String.format(
+                    Locale.ROOT,
+                    "produced %,d; %d commits; %d windows readable",
+                    traffic.produced(),
+                    seenSnapshots.size(),
+                    readableAt.size()));
+          }
+          Thread.sleep(500);
+        }
+        traffic.stop();
+        producer.join();
+        follow(catalog, seenSnapshots, readableAt);
+        catalog.close();
+        boolean died = !process.isAlive();
+        JobRuns.endLiveJob(process, dir);
+        if (died) {
+          throw new IllegalStateException("the job died; see " + dir.resolve("job.log"));
+        }
+        if (traffic.failure() != null) {
+          throw new IllegalStateException("producing failed", traffic.failure());
+        }
+
+        // Windows wholly inside the measured span: after the warm-up, and ending at least the
+        // out-of-orderness before traffic stopped. Event time is the wall clock at sending, so a
+        // window ending later never sees the watermark pass its end: no event that late is ever
+        // sent.
+        long w = o.window.toMillis();
+        long firstStart = (producing + o.warmup.toMillis()) / w * w + w;
+        long lastEnd = stopProducing - o.outOfOrderness.toMillis();
+        List<Long> samples = new ArrayList<>();
+        int missing = 0;
+        for (long start = firstStart; start + w <= lastEnd; start += w) {
+          Long at = readableAt.get(start);
+          if (at == null) {
+            missing++;
+          } else {
+            samples.add(at - (start + w));
+          }
+        }
+        samples.sort(null);
+        long target = o.outOfOrderness.toMillis() + o.checkpointInterval.toMillis() + 2_000;
+        String summary = summary(samples, missing, target);
+        Bench.say(summary);
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("freshness.json"), json(samples, missing, target));
+        Files.writeString(
+            out.resolve("freshness.md"),
+            summary + "\n\nmachine: " + Bench.machine() + "\n",
+            StandardCharsets.UTF_8);
+        Bench.say("Written " + out.resolve("freshness.json") + " and .md; logs under " + work);
+      } finally {
+        // On every way out: a leg that throws must not leave its job running or its files.
+        JobRuns.endLiveJob(process, dir);
+      }
+    }
+  }
+
+  /** Records, for each snapshot not seen yet, the windows whose rows its added data files hold. */
+  private void follow(RESTCatalog catalog, Set<Long> seen, TreeMap<Long, Long> readableAt) {
+    TableIdentifier id = TableIdentifier.of(BenchContext.NAMESPACE, TABLE);
+    if (!catalog.tableExists(id)) {
+      return;
+    }
+    Table table = catalog.loadTable(id);
+    int field = table.schema().findField("window_start").fieldId();
+    long w = o.window.toMillis();
+    for (Snapshot snapshot : table.snapshots()) {
+      if (!seen.add(snapshot.snapshotId())) {
+        continue;
+      }
+      if (DataOperations.REPLACE.equals(snapshot.operation())) {
+        // Compaction: it rewrites rows that were readable already, and changes none.
+        continue;
+      }
+      for (DataFile file :
+          SnapshotChanges.builderFor(table).snapshot(snapshot).build().addedDataFiles()) {
+        ByteBuffer lower = file.lowerBounds() == null ? null : file.lowerBounds().get(field);
+        ByteBuffer upper = file.upperBounds() == null ? null : file.upperBounds().get(field);
+        if (lower == null || upper == null) {
+          continue;
+        }
+        long lo = (Long) Conversions.fromByteBuffer(Types.TimestampType.withZone(), lower) / 1000;
+        long hi = (Long) Conversions.fromByteBuffer(Types.TimestampType.withZone(), upper) / 1000;
+        for (long start = lo; start <= hi; start += w) {
+          readableAt.merge(start, snapshot.timestampMillis(), Math::max);
+        }
+      }
+    }
+  }
+
+  private String summary(List<Long> samples, int missing, long target) {
+    if (samples.isEmpty()) {
+      return "no window was measured (" + missing + " never became readable)";
+    }
+    long p99 = percentile(samples, 0.99);
+    return String.format(
+        Locale.ROOT,
+        "Freshness (window end to rows readable in Iceberg) over %d windows of %d ms at %,d"
+            + " events/s, parallelism %d: p50 %.1f s, p90 %.1f s, p99 %.1f s, max %.1f s;"
+            + " %d windows never readable. Target p99 <= out-of-orderness %.1f s + checkpoint"
+            + " interval %d s + 2 s = %.1f s: %s",
+        samples.size(),
+        o.window.toMillis(),
+        o.rate,
+        o.parallelism,
+        percentile(samples, 0.5) / 1e3,
+        percentile(samples, 0.9) / 1e3,
+        p99 / 1e3,
+        samples.get(samples.size() - 1) / 1e3,
+        missing,
+        o.outOfOrderness.toMillis() / 1e3,
+        o.checkpointInterval.toSeconds(),
+        target / 1e3,
+        p99 <= target && missing == 0 ? "met" : "NOT met");
+  }
+
+  private String json(List<Long> samples, int missing, long target) {
+    return String.format(
+        Locale.ROOT,
+        "{\"measured_at\": \"%s\", \"rate\": %d, \"parallelism\": %d, \"window_ms\": %d,"
+            + " \"checkpoint_interval_ms\": %d, \"out_of_orderness_ms\": %d, \"windows\": %d,"
+            + " \"missing\": %d, \"p50_ms\": %d, \"p90_ms\": %d, \"p99_ms\": %d, \"max_ms\": %d,"
+            + " \"target_ms\": %d, \"samples_ms\": %s}%n",
+        Instant.now(),
+        o.rate,
+        o.parallelism,
+        o.window.toMillis(),
+        o.checkpointInterval.toMillis(),
+        o.outOfOrderness.toMillis(),
+        samples.size(),
+        missing,
+        percentile(samples, 0.5),
+        percentile(samples, 0.9),
+        percentile(samples, 0.99),
+        samples.isEmpty() ? -1 : samples.get(samples.size() - 1),
+        target,
+        samples);
+  }
+
+  /** Nearest-rank percentile of sorted samples; -1 when there are none. */
+  static long percentile(List<Long> sorted, double p) {
+    if (sorted.isEmpty()) {
+      return -1;
+    }
+    int rank = (int) Math.ceil(p * sorted.size());
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+  }
+}

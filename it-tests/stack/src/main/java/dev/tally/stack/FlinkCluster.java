@@ -1,0 +1,455 @@
+package dev.tally.stack;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A real Flink standalone session cluster: one JobManager ({@code
+ * StandaloneSessionClusterEntrypoint}) and N TaskManagers ({@code TaskManagerRunner}), each in its
+ * own JVM, on loopback ports, configured by a generated {@code config.yaml}; and Flink's own CLI
+ * front end ({@code CliFrontend}, the code behind {@code bin/flink}) to submit, stop and cancel
+ * jobs, each call a JVM of its own with {@code FLINK_CONF_DIR} set to the cluster's configuration.
+ *
+ * <p>Flink comes from the class path of {@code it-tests/stack-flink} (Flink's Maven modules: there
+ * is no {@code flink-dist} on Maven Central). The distribution's scripts are not used, so this
+ * class passes what they would: memory flags derived from the configured sizes and the JDK 17
+ * {@code --add-opens} flags ({@code env.java.opts.all} is applied by the scripts, not by the main
+ * classes).
+ */
+public final class FlinkCluster implements AutoCloseable {
+  private static final String SERVICE = "flink";
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration CLI_TIMEOUT = Duration.ofMinutes(3);
+  private static final Pattern JOB_ID = Pattern.compile("JobID ([0-9a-f]{32})");
+  private static final Pattern SAVEPOINT_PATH =
+      Pattern.compile("Savepoint completed\\. Path: (\\S+)");
+
+  /** What a Flink distribution passes its JVMs on JDK 17 ({@code env.java.default-opts.all}). */
+  static final List<String> JDK17_OPENS =
+      List.of(
+          "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
+          "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+          "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
+          "--add-opens=java.base/java.lang=ALL-UNNAMED",
+          "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+          "--add-opens=java.base/java.io=ALL-UNNAMED",
+          "--add-opens=java.base/java.net=ALL-UNNAMED",
+          "--add-opens=java.base/java.nio=ALL-UNNAMED",
+          "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+          "--add-opens=java.base/java.text=ALL-UNNAMED",
+          "--add-opens=java.base/java.time=ALL-UNNAMED",
+          "--add-opens=java.base/java.util=ALL-UNNAMED",
+          "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+          "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+          "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
+
+  // Sized for a two-core machine that also runs Kafka, the catalog, the store and the tests.
+  // TaskManager: process 1536m = metaspace 512m + overhead 192m + Flink 832m; Flink 832m =
+  // framework heap 128m + task heap 320m + framework off-heap 128m + network 64m + managed 192m.
+  // Metaspace is twice Flink's default: a session cluster loads the ~180 MB job jar (Iceberg, the
+  // AWS SDK, Hadoop, Kafka clients) in a fresh class loader for every job and every restart, and
+  // 256m ran out (OutOfMemoryError: Metaspace) on the third job of one TaskManager.
+  private static final String JM_PROCESS_SIZE = "1280m";
+  private static final List<String> JM_JVM = List.of("-Xmx448m", "-XX:MaxMetaspaceSize=512m");
+  private static final String TM_PROCESS_SIZE = "1536m";
+  private static final List<String> TM_JVM =
+      List.of("-Xmx448m", "-XX:MaxDirectMemorySize=192m", "-XX:MaxMetaspaceSize=512m");
+
+  private final Path dir;
+  private final Path confDir;
+  private final List<Path> classpath;
+  private final Map<String, String> environment;
+  private final int restPort;
+  private final ServiceProcess jobManager;
+  private final List<ServiceProcess> taskManagers = new ArrayList<>();
+  private final AtomicInteger taskManagerSequence = new AtomicInteger();
+  private final AtomicInteger cliSequence = new AtomicInteger();
+  private final FlinkRestClient rest;
+
+  private FlinkCluster(
+      Path dir,
+      Path confDir,
+      List<Path> classpath,
+      Map<String, String> environment,
+      int restPort,
+      ServiceProcess jobManager) {
+    this.dir = dir;
+    this.confDir = confDir;
+    this.classpath = classpath;
+    this.environment = environment;
+    this.restPort = restPort;
+    this.jobManager = jobManager;
+    this.rest = FlinkRestClient.onLoopback(restPort);
+  }
+
+  /**
+   * Starts a JobManager and {@code taskManagers} TaskManagers under {@code workDir} and waits until
+   * the JobManager's REST API reports all of them registered.
+   *
+   * @param slotsPerTaskManager {@code taskmanager.numberOfTaskSlots}
+   * @param environment extra environment of every Flink JVM (e.g. the {@code AWS_*} settings
+   *     S3FileIO needs); inherited {@code AWS_*} and {@code FLINK_*} variables are dropped
+   * @throws StackException if a process does not come up; the ones already started are stopped
+   */
+  public static FlinkCluster start(
+      Path workDir, int taskManagers, int slotsPerTaskManager, Map<String, String> environment) {
+    Objects.requireNonNull(workDir, "workDir");
+    Path dir = workDir.toAbsolutePath();
+    int rpcPort = LoopbackPorts.freePort();
+    int restPort = LoopbackPorts.freePort();
+    Path confDir = dir.resolve("conf");
+    String host = LoopbackPorts.HOST;
+    Map<String, String> config = new LinkedHashMap<>();
+    config.put("jobmanager.rpc.address", host);
+    config.put("jobmanager.rpc.port", Integer.toString(rpcPort));
+    config.put("jobmanager.bind-host", host);
+    config.put("jobmanager.memory.process.size", JM_PROCESS_SIZE);
+    config.put("jobmanager.memory.jvm-metaspace.size", "512m");
+    config.put("rest.address", host);
+    config.put("rest.bind-address", host);
+    config.put("rest.port", Integer.toString(restPort));
+    config.put("taskmanager.host", host);
+    config.put("taskmanager.bind-host", host);
+    config.put("taskmanager.numberOfTaskSlots", Integer.toString(slotsPerTaskManager));
+    // TaskManagerRunner does not derive its resource spec: the distribution's scripts compute every
+    // component and pass it as a dynamic property. Here they are all set, adding up to the process.
+    config.put("taskmanager.cpu.cores", Integer.toString(slotsPerTaskManager));
+    config.put("taskmanager.memory.process.size", TM_PROCESS_SIZE);
+    config.put("taskmanager.memory.framework.heap.size", "128m");
+    config.put("taskmanager.memory.task.heap.size", "320m");
+    config.put("taskmanager.memory.framework.off-heap.size", "128m");
+    config.put("taskmanager.memory.task.off-heap.size", "0m");
+    config.put("taskmanager.memory.managed.size", "192m");
+    config.put("taskmanager.memory.network.min", "64m");
+    config.put("taskmanager.memory.network.max", "64m");
+    config.put("taskmanager.memory.jvm-metaspace.size", "512m");
+    config.put("taskmanager.memory.jvm-overhead.min", "192m");
+    config.put("taskmanager.memory.jvm-overhead.max", "192m");
+    // Spread a job's slots over the TaskManagers, so losing one TaskManager hits every job.
+    config.put("taskmanager.load-balance.mode", "SLOTS");
+    // Notice a lost TaskManager within seconds instead of the default 50 s.
+    config.put("heartbeat.interval", "1 s");
+    config.put("heartbeat.timeout", "5 s");
+    config.put("parallelism.default", "1");
+    config.put("io.tmp.dirs", dir.resolve("tmp").toString());
+    config.put("web.tmpdir", dir.resolve("web").toString());
+    config.put("blob.storage.directory", dir.resolve("blobs").toString());
+    writeConfig(confDir, config);
+    ServiceClasspath.copyResource("flink-log4j2.properties", confDir.resolve("log4j.properties"));
+    createDirectory(dir.resolve("tmp"));
+
+    List<Path> classpath = ServiceClasspath.of(SERVICE);
+    Map<String, String> env = Map.copyOf(environment);
+    ServiceProcess jm =
+        builder("jobmanager", dir, confDir, classpath, env)
+            .mainClass("org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint")
+            .args("--configDir", confDir.toString())
+            .jvmOptions(JM_JVM.toArray(String[]::new))
+            .logFile(dir.resolve("jobmanager.log"))
+            .start();
+    FlinkCluster cluster = new FlinkCluster(dir, confDir, classpath, env, restPort, jm);
+    try {
+      jm.awaitReady(READY_TIMEOUT, () -> cluster.rest.overview() != null);
+      for (int i = 0; i < taskManagers; i++) {
+        cluster.launchTaskManager();
+      }
+      cluster.awaitTaskManagers(cluster.taskManagers.stream().map(ServiceProcess::name).toList());
+      return cluster;
+    } catch (RuntimeException e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  /** The REST endpoint (and web UI), {@code http://127.0.0.1:<port>}. */
+  public String restAddress() {
+    return "http://" + LoopbackPorts.HOST + ":" + restPort;
+  }
+
+  /** The directory holding the generated {@code config.yaml}: {@code FLINK_CONF_DIR}. */
+  public Path configurationDirectory() {
+    return confDir;
+  }
+
+  /** The JobManager process. */
+  public ServiceProcess jobManager() {
+    return jobManager;
+  }
+
+  /** The TaskManager processes, in start order, dead ones included. */
+  public List<ServiceProcess> taskManagers() {
+    return List.copyOf(taskManagers);
+  }
+
+  /**
+   * Kills TaskManager {@code index} at once ({@code kill -9} through its process handle): no
+   * deregistration, no clean close; the JobManager finds out by heartbeat or broken connections.
+   */
+  public void killTaskManager(int index) {
+    taskManagers.get(index).kill();
+  }
+
+  /**
+   * Starts one more TaskManager and waits until the JobManager has registered it.
+   *
+   * @return its index for {@link #killTaskManager(int)}
+   */
+  public int startTaskManager() {
+    launchTaskManager();
+    awaitTaskManagers(
+        taskManagers.stream().filter(ServiceProcess::isAlive).map(ServiceProcess::name).toList());
+    return taskManagers.size() - 1;
+  }
+
+  /** The resource id of TaskManager {@code index} ({@code taskmanager.resource-id}). */
+  public String taskManagerId(int index) {
+    return taskManagers.get(index).name();
+  }
+
+  /** The cluster's REST API, for what this class does not wrap. */
+  public FlinkRestClient rest() {
+    return rest;
+  }
+
+  /**
+   * The resource ids of the TaskManagers registered at the JobManager (from {@code /taskmanagers});
+   * a killed one stays until its heartbeat times out.
+   */
+  public Set<String> registeredTaskManagers() {
+    Set<String> ids = new LinkedHashSet<>();
+    rest.taskManagers().forEach(tm -> ids.add(tm.id()));
+    return ids;
+  }
+
+  /** The job's status ({@code RUNNING}, {@code FINISHED}, {@code RESTARTING}, ...). */
+  public String jobStatus(String jobId) {
+    return rest.job(jobId).state();
+  }
+
+  /**
+   * Whether the job is {@code RUNNING} with every subtask of every vertex running (or already
+   * finished, as a bounded source's may be).
+   */
+  public boolean allTasksRunning(String jobId) {
+    return rest.job(jobId).allTasksRunning();
+  }
+
+  /** Epoch milliseconds of the job's last transition to {@code status}; 0 if it never had it. */
+  public long lastTransitionTo(String jobId, String status) {
+    return rest.job(jobId).lastTransitionTo(status);
+  }
+
+  /** The number of completed checkpoints of the job (savepoints included, restored excluded). */
+  public long completedCheckpoints(String jobId) {
+    return rest.checkpoints(jobId).counts().completed();
+  }
+
+  /** How often the job was restored from a checkpoint or savepoint (at start or on failover). */
+  public long restoredCheckpoints(String jobId) {
+    return rest.checkpoints(jobId).counts().restored();
+  }
+
+  /** The resource ids of the TaskManagers that run at least one subtask of the job. */
+  public Set<String> taskManagersOf(String jobId) {
+    Set<String> ids = new LinkedHashSet<>();
+    for (FlinkRestClient.Vertex vertex : rest.job(jobId).vertices()) {
+      ids.addAll(rest.taskManagersOf(jobId, vertex.id()));
+    }
+    return ids;
+  }
+
+  /**
+   * {@code flink run -d -p <parallelism> [-s <savepoint>] <jar> <job's arguments>} through the CLI
+   * front end.
+   *
+   * @param savepoint a savepoint or retained checkpoint to start from, or null
+   * @return the submitted job's id
+   */
+  public String submit(Path jobJar, int parallelism, String savepoint, TallyJobLauncher job) {
+    List<String> args = new ArrayList<>(List.of("run", "-d", "-p", Integer.toString(parallelism)));
+    if (savepoint != null) {
+      args.addAll(List.of("-s", savepoint));
+    }
+    args.add(jobJar.toAbsolutePath().toString());
+    args.addAll(job.programArguments());
+    String output = cli(args);
+    Matcher matcher = JOB_ID.matcher(output);
+    if (!matcher.find()) {
+      throw new StackException("flink run printed no job id:\n" + output);
+    }
+    return matcher.group(1);
+  }
+
+  /**
+   * {@code flink stop --savepointPath <dir> <jobId>}: a final savepoint, then the job ends.
+   *
+   * @return the savepoint's path, for {@link #submit(Path, int, String, TallyJobLauncher)}
+   */
+  public String stopWithSavepoint(String jobId, Path savepointDir) {
+    String output = cli(List.of("stop", "--savepointPath", savepointDir.toUri().toString(), jobId));
+    Matcher matcher = SAVEPOINT_PATH.matcher(output);
+    if (!matcher.find()) {
+      throw new StackException("flink stop printed no savepoint path:\n" + output);
+    }
+    return matcher.group(1);
+  }
+
+  /** {@code flink cancel <jobId>}. */
+  public void cancel(String jobId) {
+    cli(List.of("cancel", jobId));
+  }
+
+  /** Stops the TaskManagers, then the JobManager; logs and checkpoints stay on disk. */
+  @Override
+  public void close() {
+    RuntimeException failure = null;
+    List<ServiceProcess> all = new ArrayList<>(taskManagers);
+    all.add(jobManager);
+    for (ServiceProcess process : all) {
+      try {
+        process.close();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "FlinkCluster[" + restAddress() + ", " + taskManagers.size() + " TaskManagers started]";
+  }
+
+  private String cli(List<String> args) {
+    String name = "flink-cli-" + cliSequence.incrementAndGet();
+    ServiceProcess cli =
+        builder(name, dir, confDir, classpath, environment)
+            .mainClass("org.apache.flink.client.cli.CliFrontend")
+            .args(args.toArray(String[]::new))
+            .jvmOptions("-Xmx512m")
+            .env("FLINK_CONF_DIR", confDir.toString())
+            .logFile(dir.resolve(name + ".log"))
+            .start();
+    cli.awaitSuccessfulExit(CLI_TIMEOUT);
+    try {
+      return Files.readString(cli.logFile(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void launchTaskManager() {
+    String id = "taskmanager-" + taskManagerSequence.getAndIncrement();
+    ServiceProcess tm =
+        builder(id, dir, confDir, classpath, environment)
+            .mainClass("org.apache.flink.runtime.taskexecutor.TaskManagerRunner")
+            .args("--configDir", confDir.toString(), "-Dtaskmanager.resource-id=" + id)
+            .jvmOptions(TM_JVM.toArray(String[]::new))
+            .logFile(dir.resolve(id + ".log"))
+            .start();
+    taskManagers.add(tm);
+  }
+
+  private void awaitTaskManagers(List<String> expected) {
+    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    while (true) {
+      for (ServiceProcess tm : taskManagers) {
+        if (!tm.isAlive() && tm.exitCode().orElse(137) != 137) {
+          throw new StackException(
+              tm.name() + " exited with code " + tm.exitCode().orElse(-1) + ":\n" + tm.logTail());
+        }
+      }
+      try {
+        if (registeredTaskManagers().containsAll(expected)) {
+          return;
+        }
+      } catch (RuntimeException e) {
+        // The REST endpoint answers while the JobManager boots; keep polling until the deadline.
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw new StackException(
+            "the JobManager did not register TaskManagers "
+                + expected
+                + " within "
+                + READY_TIMEOUT
+                + "\n"
+                + jobManager.logTail());
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StackException("interrupted", e);
+      }
+    }
+  }
+
+  private static ServiceProcess.Builder builder(
+      String name, Path dir, Path confDir, List<Path> classpath, Map<String, String> env) {
+    ServiceProcess.Builder builder =
+        ServiceProcess.builder(name)
+            .classpath(classpath)
+            .workingDirectory(dir)
+            .removeInheritedEnv("AWS_")
+            .removeInheritedEnv("FLINK_")
+            .removeInheritedEnv("HADOOP_")
+            .jvmOptions(JDK17_OPENS.toArray(String[]::new))
+            .jvmOptions(
+                "-Djava.io.tmpdir=" + dir.resolve("tmp"),
+                "-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri(),
+                "-Dlog4j2.configurationFile=" + confDir.resolve("log4j.properties").toUri());
+    env.forEach(builder::env);
+    return builder;
+  }
+
+  private static void writeConfig(Path confDir, Map<String, String> config) {
+    StringBuilder yaml =
+        new StringBuilder(
+            "# Written by dev.tally.stack.FlinkCluster for a loopback-only cluster.\n");
+    config.forEach((key, value) -> yaml.append(key).append(": ").append(quote(value)).append('\n'));
+    try {
+      Files.createDirectories(confDir);
+      Files.writeString(confDir.resolve("config.yaml"), yaml, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the Flink configuration in " + confDir, e);
+    }
+  }
+
+  private static String quote(String value) {
+    return value.matches("[A-Za-z0-9._/:-]+") && !value.startsWith(":")
+        ? value
+        : "'" + value.replace("'", "''") + "'";
+  }
+
+  private static void createDirectory(Path directory) {
+    try {
+      Files.createDirectories(directory);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static long asLong(Object value) {
+    return value == null ? 0 : ((Number) value).longValue();
+  }
+}

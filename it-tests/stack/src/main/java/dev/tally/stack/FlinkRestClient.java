@@ -1,0 +1,273 @@
+package dev.tally.stack;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.flink.shaded.guava33.com.google.common.hash.Hashing;
+
+/**
+ * The one reader of Flink's REST API (a session cluster's JobManager or a local job's web UI): each
+ * answer read by Jackson into a record holding the fields Tally's tools use; fields Flink adds are
+ * ignored. Every call is one GET; a failure to connect or an answer other than 200 throws a {@link
+ * StackException}.
+ */
+public final class FlinkRestClient {
+
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+  private static final ObjectMapper JSON =
+      JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
+
+  private final String address;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
+
+  /**
+   * @param address the REST endpoint, e.g. {@code http://127.0.0.1:8081}
+   */
+  public FlinkRestClient(String address) {
+    this.address = Objects.requireNonNull(address, "address");
+  }
+
+  /** A client of the REST endpoint on {@code port} of the loopback address. */
+  public static FlinkRestClient onLoopback(int port) {
+    return new FlinkRestClient("http://" + LoopbackPorts.HOST + ":" + port);
+  }
+
+  /**
+   * The id Flink gives the job vertex whose chain starts with the operator of {@code uid}: Flink
+   * hashes a user-specified uid with murmur3-128 (seed 0) over its UTF-8 bytes ({@code
+   * StreamGraphHasherV2}), and a vertex takes the hash of its chain's head. So a tool finds an
+   * operator by the uid Tally fixes for savepoint compatibility, never by its display name.
+   */
+  public static String vertexIdOfUid(String uid) {
+    byte[] hash = Hashing.murmur3_128(0).hashString(uid, StandardCharsets.UTF_8).asBytes();
+    return HexFormat.of().formatHex(hash);
+  }
+
+  /** The REST endpoint this client reads. */
+  public String address() {
+    return address;
+  }
+
+  /** {@code /overview}: the cluster's TaskManager and slot counts. */
+  public ClusterOverview overview() {
+    return get("/overview", ClusterOverview.class);
+  }
+
+  /** {@code /taskmanagers}: the TaskManagers registered at the JobManager. */
+  public List<TaskManager> taskManagers() {
+    return get("/taskmanagers", TaskManagers.class).taskmanagers();
+  }
+
+  /** {@code /jobs/overview}: every job the endpoint knows, running or ended. */
+  public List<JobOverview> jobs() {
+    return get("/jobs/overview", JobsOverview.class).jobs();
+  }
+
+  /** The only job of a local run, once it is submitted; empty before, or while none answers. */
+  public Optional<JobOverview> onlyJob() {
+    try {
+      List<JobOverview> jobs = jobs();
+      return jobs.isEmpty() ? Optional.empty() : Optional.of(jobs.get(0));
+    } catch (StackException | UncheckedIOException e) {
+      // The job's JVM is still starting its web server: no job yet.
+      return Optional.empty();
+    }
+  }
+
+  /** {@code /jobs/:id}: the job's status, transition times and vertices. */
+  public JobDetails job(String jobId) {
+    return get("/jobs/" + jobId, JobDetails.class);
+  }
+
+  /** {@code /jobs/:id/checkpoints}: the job's checkpoint counts and duration statistics. */
+  public CheckpointStatistics checkpoints(String jobId) {
+    return get("/jobs/" + jobId + "/checkpoints", CheckpointStatistics.class);
+  }
+
+  /** The resource ids of the TaskManagers that run a subtask of the vertex. */
+  public List<String> taskManagersOf(String jobId, String vertexId) {
+    return get(
+            "/jobs/" + jobId + "/vertices/" + vertexId + "/taskmanagers", VertexTaskManagers.class)
+        .taskmanagers()
+        .stream()
+        .map(VertexTaskManager::taskManagerId)
+        .toList();
+  }
+
+  /** The current input watermark of each subtask of the vertex. */
+  public List<Watermark> watermarks(String jobId, String vertexId) {
+    return List.of(
+        get("/jobs/" + jobId + "/vertices/" + vertexId + "/watermarks", Watermark[].class));
+  }
+
+  /**
+   * The lowest current input watermark over the subtasks of the vertex whose chain starts with the
+   * operator of {@code uid}, in epoch milliseconds; empty until every subtask has one.
+   */
+  public Optional<Long> inputWatermark(String jobId, String uid) {
+    List<Watermark> marks = watermarks(jobId, vertexIdOfUid(uid));
+    long lowest = marks.stream().mapToLong(Watermark::value).min().orElse(Long.MIN_VALUE);
+    return lowest < 0 ? Optional.empty() : Optional.of(lowest);
+  }
+
+  /** The answer to {@code GET path} as text: for a file kept beside a measurement. */
+  public String text(String path) {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(address + path)).timeout(REQUEST_TIMEOUT).GET().build();
+    try {
+      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        throw new StackException(
+            "GET "
+                + address
+                + path
+                + " answered "
+                + response.statusCode()
+                + ": "
+                + response.body());
+      }
+      return response.body();
+    } catch (IOException e) {
+      throw new UncheckedIOException("GET " + address + path, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StackException("interrupted during GET " + address + path, e);
+    }
+  }
+
+  private <T> T get(String path, Class<T> type) {
+    String body = text(path);
+    try {
+      return JSON.readValue(body, type);
+    } catch (JsonProcessingException e) {
+      throw new StackException("GET " + address + path + " answered what is not a " + type, e);
+    }
+  }
+
+  /**
+   * @param taskManagers registered TaskManagers
+   * @param slotsTotal their task slots
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record ClusterOverview(
+      @JsonProperty("taskmanagers") int taskManagers,
+      @JsonProperty("slots-total") int slotsTotal) {}
+
+  /**
+   * @param id the resource id ({@code taskmanager.resource-id})
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record TaskManager(String id) {}
+
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  private record TaskManagers(List<TaskManager> taskmanagers) {}
+
+  /**
+   * @param id the job id
+   * @param name the job name ({@code job.name})
+   * @param state {@code RUNNING}, {@code FINISHED}, {@code RESTARTING}, ...
+   * @param startTime when the job was submitted, epoch milliseconds
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record JobOverview(
+      @JsonProperty("jid") String id,
+      String name,
+      String state,
+      @JsonProperty("start-time") long startTime) {}
+
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  private record JobsOverview(List<JobOverview> jobs) {}
+
+  /**
+   * @param state the job's status
+   * @param timestamps epoch milliseconds of the job's last transition to each status it had
+   * @param vertices the job's vertices (operator chains)
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record JobDetails(String state, Map<String, Long> timestamps, List<Vertex> vertices) {
+
+    /** Epoch milliseconds of the job's last transition to {@code status}; 0 if it never had it. */
+    public long lastTransitionTo(String status) {
+      return timestamps == null ? 0 : timestamps.getOrDefault(status, 0L);
+    }
+
+    /**
+     * Whether the job is {@code RUNNING} with every subtask of every vertex running (or already
+     * finished, as a bounded source's may be).
+     */
+    public boolean allTasksRunning() {
+      return "RUNNING".equals(state)
+          && vertices.stream()
+              .allMatch(
+                  v ->
+                      v.tasks().getOrDefault("RUNNING", 0) + v.tasks().getOrDefault("FINISHED", 0)
+                          == v.parallelism());
+    }
+  }
+
+  /**
+   * @param id the vertex id, derived from its chain head's uid ({@link #vertexIdOfUid})
+   * @param name the display name, for people only
+   * @param parallelism its subtasks
+   * @param tasks how many subtasks are in each execution state
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Vertex(String id, String name, int parallelism, Map<String, Integer> tasks) {}
+
+  /**
+   * @param counts how many checkpoints completed, failed, were restored from, ...
+   * @param summary statistics of the completed checkpoints, by measure ({@code end_to_end_duration}
+   *     in ms, {@code persisted_data} in bytes, ...)
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record CheckpointStatistics(Counts counts, Map<String, Statistics> summary) {
+
+    /** The statistics of one measure, or none if Flink reported none. */
+    public Optional<Statistics> of(String measure) {
+      return summary == null ? Optional.empty() : Optional.ofNullable(summary.get(measure));
+    }
+  }
+
+  /**
+   * @param completed completed checkpoints, savepoints included
+   * @param failed failed checkpoints
+   * @param restored restores from a checkpoint or savepoint, at start or on failover
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Counts(long completed, long failed, long restored) {}
+
+  /** One measure's minimum, maximum, average and percentiles over the completed checkpoints. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Statistics(double min, double max, double avg, double p50, double p99) {}
+
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  private record VertexTaskManagers(List<VertexTaskManager> taskmanagers) {}
+
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  private record VertexTaskManager(@JsonProperty("taskmanager-id") String taskManagerId) {}
+
+  /**
+   * @param id the metric, {@code <subtask>.currentInputWatermark}
+   * @param value the watermark, epoch milliseconds; {@link Long#MIN_VALUE} before the first one
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Watermark(String id, long value) {}
+}
