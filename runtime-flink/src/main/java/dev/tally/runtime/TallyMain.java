@@ -2,9 +2,9 @@ package dev.tally.runtime;
 
 import dev.tally.adapters.kafka.TransactionTimeoutCheck;
 import dev.tally.runtime.cli.CommandLines;
-import dev.tally.runtime.cli.ConfigOptions;
+import dev.tally.runtime.cli.ConfigArguments;
 import dev.tally.runtime.cli.HelpOption;
-import dev.tally.runtime.cli.LocalRunOptions;
+import dev.tally.runtime.cli.LocalRunArguments;
 import dev.tally.runtime.cli.Terminal;
 import dev.tally.runtime.config.ConfigurationException;
 import dev.tally.runtime.config.TallyConfig;
@@ -53,8 +53,8 @@ public final class TallyMain implements Callable<Integer> {
 
   private static final Logger LOG = LoggerFactory.getLogger(TallyMain.class);
 
-  @Mixin private ConfigOptions configuration;
-  @Mixin private LocalRunOptions run;
+  @Mixin private ConfigArguments configuration;
+  @Mixin private LocalRunArguments run;
 
   @Option(
       names = "--print-config",

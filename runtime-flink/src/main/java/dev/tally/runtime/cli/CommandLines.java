@@ -16,8 +16,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
 /**
  * Parses and runs a picocli command tree the same way for every Tally command: {@code --help}
  * prints the usage to {@code out} (exit code 0); a bad command line, or a {@link
- * ParameterException} the command throws (e.g. from {@link ConfigOptions#load}), prints the problem
- * and the usage to {@code err} without a stack trace ({@link #USAGE_ERROR}).
+ * ParameterException} the command throws (e.g. from {@link ConfigArguments#load}), prints the
+ * problem and the usage to {@code err} without a stack trace ({@link #USAGE_ERROR}).
  *
  * <p>Unlike {@link CommandLine#execute}, any other exception of the command propagates to the
  * caller unchanged: {@code flink run} reports a failed job from the exception {@code main} throws.

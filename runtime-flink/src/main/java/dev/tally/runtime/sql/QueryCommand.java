@@ -2,7 +2,7 @@ package dev.tally.runtime.sql;
 
 import dev.tally.adapters.iceberg.IcebergSqlCatalog;
 import dev.tally.runtime.cli.CommandLines;
-import dev.tally.runtime.cli.ConfigOptions;
+import dev.tally.runtime.cli.ConfigArguments;
 import dev.tally.runtime.cli.HelpOption;
 import dev.tally.runtime.cli.Terminal;
 import dev.tally.runtime.config.TallyConfig;
@@ -53,7 +53,7 @@ public final class QueryCommand implements Callable<Integer> {
 
   @Spec private CommandSpec command;
 
-  @Mixin private ConfigOptions configuration;
+  @Mixin private ConfigArguments configuration;
 
   @Option(
       names = "--file",

@@ -1,9 +1,9 @@
 package dev.tally.runtime.sql;
 
 import dev.tally.runtime.cli.CommandLines;
-import dev.tally.runtime.cli.ConfigOptions;
+import dev.tally.runtime.cli.ConfigArguments;
 import dev.tally.runtime.cli.HelpOption;
-import dev.tally.runtime.cli.LocalRunOptions;
+import dev.tally.runtime.cli.LocalRunArguments;
 import dev.tally.runtime.cli.Terminal;
 import dev.tally.runtime.config.TallyConfig;
 import dev.tally.runtime.guice.TallyModules;
@@ -57,8 +57,8 @@ public final class SqlCommand implements Callable<Integer> {
           "The Flink SQL script; $${NAME} and $${NAME:-default} in it come from the environment.")
   private Path file;
 
-  @Mixin private ConfigOptions configuration;
-  @Mixin private LocalRunOptions run;
+  @Mixin private ConfigArguments configuration;
+  @Mixin private LocalRunArguments run;
 
   @Option(
       names = "--dry-run",

@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
  * job, as a picocli mixin: they choose between the cluster {@code flink run} submits to and an
  * embedded MiniCluster.
  */
-public final class LocalRunOptions {
+public final class LocalRunArguments {
 
   @Option(
       names = "--local",

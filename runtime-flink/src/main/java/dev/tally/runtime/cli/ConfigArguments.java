@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
  * {@code --config FILE} and {@code --set KEY=VALUE}, the options through which every Tally command
  * reads its configuration (docs/configuration.md), as a picocli mixin.
  */
-public final class ConfigOptions {
+public final class ConfigArguments {
 
   @Spec(Spec.Target.MIXEE)
   private CommandSpec command;
