@@ -2,9 +2,10 @@ package dev.tally.runtime.topology;
 
 import dev.tally.domain.rejection.RejectedRecord;
 import dev.tally.domain.rejection.RejectionReason;
+import dev.tally.domain.spending.Addition;
+import dev.tally.domain.spending.Overflow;
 import dev.tally.domain.spending.SpendingAggregate;
 import dev.tally.domain.spending.SpendingKey;
-import dev.tally.domain.spending.SpendingOverflowException;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.domain.transaction.SourcedTransaction;
 import dev.tally.domain.transaction.Transaction;
@@ -199,14 +200,12 @@ final class SpendingAggregator
     OpenWindow[] all = openWindows(tx.userId());
     int index = indexOf(all, tx.currency(), start);
     OpenWindow current = index < 0 ? null : all[index];
-    SpendingAggregate updated;
-    try {
-      updated =
-          (current == null
-                  ? SpendingAggregate.EMPTY
-                  : new SpendingAggregate(current.totalSpentCents(), current.transactionCount()))
-              .add(tx.amountCents());
-    } catch (SpendingOverflowException e) {
+    Addition sum =
+        (current == null
+                ? SpendingAggregate.EMPTY
+                : new SpendingAggregate(current.totalSpentCents(), current.transactionCount()))
+            .add(tx.amountCents());
+    if (!(sum instanceof SpendingAggregate updated)) {
       reject(
           ctx,
           in,
@@ -220,7 +219,7 @@ final class SpendingAggregator
               + "/"
               + tx.currency()
               + ": "
-              + e.getMessage());
+              + ((Overflow) sum).message());
       return;
     }
     seen.put(tx.transactionId(), SeenTransaction.of(tx));
