@@ -34,6 +34,14 @@ public record SpendingAggregate(long totalSpentCents, long transactionCount)
 
   /** This aggregate with one more transaction of {@code amountCents} counted, or the overflow. */
   public Addition add(long amountCents) {
+    return add(totalSpentCents, transactionCount, amountCents);
+  }
+
+  /**
+   * {@link #add} on an aggregate given by its parts, so that a caller holding them (an {@link
+   * OpenWindow}) need not build the aggregate first: one allocation less per counted transaction.
+   */
+  static Addition add(long totalSpentCents, long transactionCount, long amountCents) {
     long total = totalSpentCents + amountCents;
     // Overflow iff both operands have the same sign and the result's sign differs (Hacker's Delight
     // 2-13).
