@@ -32,17 +32,4 @@ public record Transaction(
   public long eventTimeMillis() {
     return eventTime.toEpochMilli();
   }
-
-  /**
-   * Whether this and {@code other} carry the same content: same id, user, amount, currency and
-   * event time. Two records with the same id and user but different content are a conflicting
-   * duplicate (SPEC "Rejections").
-   */
-  public boolean sameContentAs(Transaction other) {
-    return amountCents == other.amountCents
-        && transactionId.equals(other.transactionId)
-        && userId.equals(other.userId)
-        && currency.equals(other.currency)
-        && eventTime.equals(other.eventTime);
-  }
 }

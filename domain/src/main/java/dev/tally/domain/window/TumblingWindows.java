@@ -2,7 +2,6 @@ package dev.tally.domain.window;
 
 import java.io.Serializable;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -12,16 +11,19 @@ import java.util.Objects;
  * @param size the window length, at least one millisecond, in whole milliseconds
  * @param offset shifts the alignment; {@code 0 <= offset < size}
  */
-public record TumblingWindows(Duration size, Duration offset)
-    implements WindowAssigner, Serializable {
+public record TumblingWindows(Duration size, Duration offset) implements Serializable {
 
   public TumblingWindows {
-    WindowMath.requireWholePositiveMillis("size", size);
+    Objects.requireNonNull(size, "size");
+    requireWholeMillis("size", size);
+    if (size.toMillis() <= 0) {
+      throw new IllegalArgumentException("size must be at least one millisecond: " + size);
+    }
     Objects.requireNonNull(offset, "offset");
     if (offset.isNegative() || offset.compareTo(size) >= 0) {
       throw new IllegalArgumentException("offset must be in [0, size): " + offset);
     }
-    WindowMath.requireWholeMillis("offset", offset);
+    requireWholeMillis("offset", offset);
   }
 
   /** Tumbling windows of {@code size} aligned to the epoch. */
@@ -29,9 +31,16 @@ public record TumblingWindows(Duration size, Duration offset)
     return new TumblingWindows(size, Duration.ZERO);
   }
 
-  /** The start of the one window containing {@code epochMillis}. Pure arithmetic: no allocation. */
+  /**
+   * The start of the one window containing {@code epochMillis}: the largest {@code offset + k *
+   * size} (integer k) not after it. Pure arithmetic, no allocation. {@link Math#floorMod} keeps it
+   * right for instants before 1970, where {@code %} would round towards zero and put the event in
+   * the next window.
+   */
   public long windowStart(long epochMillis) {
-    return WindowMath.alignDown(epochMillis, offset.toMillis(), size.toMillis());
+    return Math.subtractExact(
+        epochMillis,
+        Math.floorMod(Math.subtractExact(epochMillis, offset.toMillis()), size.toMillis()));
   }
 
   /** The one window containing {@code epochMillis}. */
@@ -40,8 +49,9 @@ public record TumblingWindows(Duration size, Duration offset)
     return new EventTimeWindow(start, Math.addExact(start, size.toMillis()));
   }
 
-  @Override
-  public List<EventTimeWindow> assign(long epochMillis) {
-    return List.of(windowOf(epochMillis));
+  private static void requireWholeMillis(String name, Duration d) {
+    if (d.getNano() % 1_000_000 != 0) {
+      throw new IllegalArgumentException(name + " must be whole milliseconds: " + d);
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.tally.runtime.topology;
 
+import dev.tally.domain.spending.OpenWindow;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
@@ -115,7 +116,10 @@ public final class OpenWindowsSerializer extends TypeSerializerSingleton<OpenWin
   /**
    * Restores this serializer from savepoints; its format has a single version so far. State written
    * before it existed, by Flink's generic array serializer, is migrated: Flink reads it with the
-   * serializer restored from that old snapshot and rewrites it in this format.
+   * serializer restored from that old snapshot and rewrites it in this format. That old snapshot
+   * names the element class, so only state written with {@link OpenWindow} under its present name
+   * migrates; one naming another class is refused at restore (class not found). This snapshot and
+   * the format name no value class: the value type may move freely.
    */
   public static final class OpenWindowsSerializerSnapshot
       extends SimpleTypeSerializerSnapshot<OpenWindow[]> {

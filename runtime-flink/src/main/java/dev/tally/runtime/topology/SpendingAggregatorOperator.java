@@ -14,8 +14,8 @@ import org.apache.flink.streaming.api.operators.TimestampedCollector;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Runs {@link SpendingAggregator} with its open windows written back (see there), and closes every
- * open window when the input ends.
+ * Runs {@link SpendingAggregator} with its open windows written back ({@link OpenWindowsState}),
+ * and closes every open window when the input ends.
  *
  * <p>Write-back is safe here because this operator is where every path to the keyed state meets:
  * pending values are written in {@link #snapshotState}, which runs right before the keyed state of

@@ -1,5 +1,7 @@
 package dev.tally.runtime.topology;
 
+import dev.tally.domain.spending.OpenWindow;
+import dev.tally.domain.spending.SeenTransaction;
 import dev.tally.ports.types.SerializerTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 

@@ -2,6 +2,7 @@ package dev.tally.runtime.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.domain.spending.OpenWindow;
 import org.apache.flink.api.common.typeutils.SerializerTestBase;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.junit.jupiter.api.Test;

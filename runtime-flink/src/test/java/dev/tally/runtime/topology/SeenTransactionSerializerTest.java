@@ -1,5 +1,6 @@
 package dev.tally.runtime.topology;
 
+import dev.tally.domain.spending.SeenTransaction;
 import org.apache.flink.api.common.typeutils.SerializerTestBase;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 

@@ -1,5 +1,7 @@
 package dev.tally.runtime.topology;
 
+import dev.tally.domain.spending.OpenWindow;
+import dev.tally.domain.spending.SeenTransaction;
 import dev.tally.domain.transaction.SourceRecord;
 import dev.tally.domain.transaction.SourcedTransaction;
 import dev.tally.domain.transaction.Transaction;

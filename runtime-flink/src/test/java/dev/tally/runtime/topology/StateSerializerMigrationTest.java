@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.domain.rejection.RejectedRecord;
 import dev.tally.domain.rejection.RejectionReason;
+import dev.tally.domain.spending.OpenWindow;
+import dev.tally.domain.spending.SeenTransaction;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.domain.transaction.SourceRecord;
 import dev.tally.domain.transaction.SourcedTransaction;
@@ -33,7 +35,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * A savepoint taken while the aggregator's state used Flink's reflective serializers (record and
  * generic array) restores into the aggregator with its dedicated serializers: the state is
- * migrated, not refused.
+ * migrated, not refused. The reflective snapshots name the value classes, so this holds for state
+ * written with the value classes under their present names.
  */
 class StateSerializerMigrationTest {
 

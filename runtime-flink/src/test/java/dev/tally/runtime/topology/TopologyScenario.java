@@ -127,7 +127,7 @@ final class TopologyScenario {
           counted.computeIfAbsent(tx.userId(), u -> new HashMap<>()).get(tx.transactionId());
       long windowStart = settings.windows().windowStart(tx.eventTimeMillis());
       if (previous != null) {
-        if (previous.sameContentAs(tx)) {
+        if (previous.equals(tx)) {
           duplicates++;
         } else {
           deadLetters.put(sourced.source().offset(), RejectionReason.CONFLICTING_DUPLICATE);

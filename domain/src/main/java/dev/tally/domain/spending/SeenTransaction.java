@@ -1,10 +1,10 @@
-package dev.tally.runtime.topology;
+package dev.tally.domain.spending;
 
 import dev.tally.domain.transaction.Transaction;
 
 /**
- * What the aggregator remembers of a counted transaction to tell exact duplicates from conflicting
- * ones: its content, not its bytes (the id and user are the state's keys).
+ * What a {@link UserLedger} remembers of a counted transaction to tell exact duplicates from
+ * conflicting ones: its content, not its bytes (the id and user are the keys it is kept under).
  *
  * @param amountCents the counted amount
  * @param currency the counted currency
@@ -12,7 +12,8 @@ import dev.tally.domain.transaction.Transaction;
  */
 public record SeenTransaction(long amountCents, String currency, long eventTimeMillis) {
 
-  static SeenTransaction of(Transaction tx) {
+  /** What is remembered of {@code tx} once it is counted. */
+  public static SeenTransaction of(Transaction tx) {
     return new SeenTransaction(tx.amountCents(), tx.currency(), tx.eventTimeMillis());
   }
 

@@ -1,10 +1,10 @@
-package dev.tally.runtime.topology;
+package dev.tally.domain.spending;
 
 /**
- * The running aggregate of one open (currency, window) of a user, whether that exact value has been
- * emitted already (so early firing and the final firing do not write the same row twice), and
- * whether any row of the window was emitted before (so the first one can be written as a plain
- * insert: {@link dev.tally.domain.spending.WindowedSpending#firstForKey()}).
+ * The running aggregate of one open (currency, window) of a {@link UserLedger}, whether that exact
+ * value has been emitted already (so early firing and the final firing do not write the same row
+ * twice), and whether any row of the window was emitted before (so the first one can be written as
+ * a plain insert: {@link WindowedSpending#firstForKey()}).
  *
  * @param currency the ISO 4217 code
  * @param windowStart the window start, epoch milliseconds
@@ -28,16 +28,26 @@ public record OpenWindow(
     everEmitted = everEmitted || emitted;
   }
 
+  /** The running total and count. */
+  public SpendingAggregate aggregate() {
+    return new SpendingAggregate(totalSpentCents, transactionCount);
+  }
+
   OpenWindow markEmitted() {
     return emitted
         ? this
         : new OpenWindow(currency, windowStart, totalSpentCents, transactionCount, true, true);
   }
 
-  /** This window with a new running value, not yet emitted. */
-  OpenWindow withValue(long newTotalSpentCents, long newTransactionCount) {
+  /** This window with a new running value, emitted now or not. */
+  OpenWindow withValue(SpendingAggregate value, boolean emittedNow) {
     return new OpenWindow(
-        currency, windowStart, newTotalSpentCents, newTransactionCount, false, everEmitted);
+        currency,
+        windowStart,
+        value.totalSpentCents(),
+        value.transactionCount(),
+        emittedNow,
+        everEmitted);
   }
 
   boolean is(String otherCurrency, long otherStart) {
