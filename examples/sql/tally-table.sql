@@ -1,5 +1,5 @@
 -- Tally's output table in Flink SQL: the columns, types, key and properties Tally's job creates the table with
--- (SPEC "Output table"; adapters-iceberg SpendingTable). Check it without changing anything:
+-- (docs/behaviour.md "Output table"; adapters-iceberg SpendingTable). Check it without changing anything:
 --
 --   TallyMain sql --dry-run --file examples/sql/tally-table.sql --config tally.yaml
 --

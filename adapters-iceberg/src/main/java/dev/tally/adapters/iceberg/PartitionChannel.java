@@ -18,16 +18,17 @@ import org.apache.iceberg.flink.RowDataWrapper;
  * <p>Why: Iceberg's {@code PartitionKeySelector} keys every row by {@code PartitionKey.toPath()},
  * which formats the day with {@code String.format} and URL-encodes each part, once in the upstream
  * task to pick the channel and once more in the writer, which is a keyed operator and sets its key
- * per row. On the benchmark that was about a quarter of the job's Java samples (JFR); with it gone
- * the live job keeps up at 20,000 events/s, where it fell behind before (docs/benchmarks.md). Here
- * the partition tuple is computed with the table's own transforms (a day number and a bucket number
- * for Tally's spec) and its hash is the key: the same partition-to-writer routing, at the cost of
- * two small integer transforms per row, in both places.
+ * per row: about a quarter of the job's Java samples (JFR) on the benchmark, and the difference
+ * between keeping up with 20,000 events/s live and falling behind (docs/benchmarks-history.md).
+ * Here the partition tuple is computed with the table's own transforms (a day number and a bucket
+ * number for Tally's spec) and its hash is the key: the same partition-to-writer routing, at the
+ * cost of two small integer transforms per row, in both places.
  *
- * <p>What the writers rely on holds as before: a row's partition is a function of its identifier
- * fields (the table's partition sources are among them, checked when the sink is built), so every
- * version of a key goes to the same writer, in the order its aggregator subtask emitted them; and
- * each partition has one writer, so a checkpoint writes one file per live partition.
+ * <p>What the writers rely on holds as with Iceberg's own shuffle: a row's partition is a function
+ * of its identifier fields (the table's partition sources are among them, checked when the sink is
+ * built), so every version of a key goes to the same writer, in the order its aggregator subtask
+ * emitted them; and each partition has one writer, so a checkpoint writes one file per live
+ * partition.
  */
 final class PartitionChannel implements KeySelector<RowData, Integer> {
 

@@ -14,8 +14,9 @@ import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.types.Types;
 
 /**
- * The output table of SPEC "Output table": its schema, key, partitioning and properties, in one
- * place so that creating the table, checking an existing one and writing rows cannot drift apart.
+ * The output table of docs/behaviour.md "Output table": its schema, key, partitioning and
+ * properties, in one place so that creating the table, checking an existing one and writing rows
+ * cannot drift apart.
  *
  * <p>{@code window_start} and {@code window_end} are Iceberg {@code timestamptz} (Flink {@code
  * TIMESTAMP_LTZ}): a window is an instant range aligned to the UTC epoch, and {@code timestamptz}

@@ -6,13 +6,15 @@ import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
 
 /**
- * Bounded out-of-orderness over accepted transactions only (SPEC "Aggregation"). A rejected
- * record's timestamp says nothing about event-time progress, and a {@code FUTURE_TIMESTAMP} record
- * in particular must not drag the watermark forward: that is why it was rejected.
+ * Bounded out-of-orderness over accepted transactions only (docs/behaviour.md "Aggregation"). A
+ * rejected record's timestamp says nothing about event-time progress, and a {@code
+ * FUTURE_TIMESTAMP} record in particular must not drag the watermark forward: that is why it was
+ * rejected.
  *
  * <p>Emits {@code maxEventTime - bound - 1}, Flink's convention (a watermark {@code W} promises no
  * more events at or before {@code W}). A window {@code [start, end)} therefore fires once {@code
- * maxEventTime - bound >= end}, exactly the SPEC's "watermark passes its end".
+ * maxEventTime - bound >= end}, exactly "the watermark passes its end" of docs/behaviour.md
+ * "Watermarks".
  */
 final class AcceptedEventsWatermarks implements WatermarkGenerator<DecodedRecord> {
 

@@ -17,7 +17,7 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * Splits the source's output: accepted transactions go on, rejections to a side output for the
- * dead-letter sink. Counts both (SPEC "Operation" metrics: records in, accepted, rejected by
+ * dead-letter sink. Counts both (docs/behaviour.md "Metrics": records in, accepted, rejected by
  * reason) in the metric group {@code tally}.
  *
  * <p>Its output crosses the keyed shuffle, so it declares the dedicated serializer of {@link

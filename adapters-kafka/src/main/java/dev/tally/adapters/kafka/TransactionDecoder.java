@@ -18,9 +18,10 @@ import java.io.IOException;
 import java.io.Serializable;
 
 /**
- * Decodes one Kafka record value (SPEC "Input") into an accepted transaction or a rejection, with
- * Jackson's streaming parser: no tree, no data binding, one pass. The field rules themselves are
- * the domain's {@link TransactionValidator}; this class only turns bytes into raw field values.
+ * Decodes one Kafka record value (docs/behaviour.md "Input") into an accepted transaction or a
+ * rejection, with Jackson's streaming parser: no tree, no data binding, one pass. The field rules
+ * themselves are the domain's {@link TransactionValidator}; this class only turns bytes into raw
+ * field values.
  *
  * <p>Decoding never throws. Every failure, including an unexpected one, becomes a {@link
  * RejectedRecord} carrying the original bytes, so nothing is lost and the job never restarts
@@ -34,7 +35,7 @@ final class TransactionDecoder implements Serializable {
 
   private static final long serialVersionUID = 1L;
 
-  /** SPEC default for the largest value accepted, in bytes. */
+  /** Default for the largest value accepted, in bytes. */
   static final int DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
 
   /**

@@ -22,7 +22,8 @@ public record OpenWindow(
     boolean everEmitted) {
 
   /**
-   * A value that was emitted was, of course, ever emitted (also for state migrated from before).
+   * A value that was emitted was, of course, ever emitted (also in state written without the {@code
+   * everEmitted} field, which reads it as false).
    */
   public OpenWindow {
     everEmitted = everEmitted || emitted;

@@ -4,8 +4,8 @@ import dev.tally.domain.transaction.Transaction;
 import java.util.Objects;
 
 /**
- * What spending is grouped by (SPEC "Aggregation"): a user in one currency. Amounts in different
- * currencies are never added together.
+ * What spending is grouped by (docs/behaviour.md "Aggregation"): a user in one currency. Amounts in
+ * different currencies are never added together.
  *
  * @param userId the user
  * @param currency the ISO 4217 code

@@ -4,9 +4,9 @@ import dev.tally.domain.window.EventTimeWindow;
 import java.util.Objects;
 
 /**
- * One row of the output table (SPEC "Output table"): a key's aggregate in one window. The primary
- * key is (user, currency, window start); a later row for the same key replaces an earlier one (an
- * upsert).
+ * One row of the output table (docs/behaviour.md "Output table"): a key's aggregate in one window.
+ * The primary key is (user, currency, window start); a later row for the same key replaces an
+ * earlier one (an upsert).
  *
  * <p>{@code firstForKey} lets a sink skip the "replace" half of an upsert: it is {@code true} only
  * when the emitter knows, from the same state that decides what it emits, that no row for this key

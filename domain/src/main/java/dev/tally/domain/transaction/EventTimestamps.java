@@ -11,7 +11,7 @@ import java.time.format.ResolverStyle;
 import java.util.Optional;
 
 /**
- * Reads the textual {@code event_timestamp} forms of SPEC "Input":
+ * Reads the textual {@code event_timestamp} forms of docs/behaviour.md "Input":
  *
  * <ul>
  *   <li>an ISO-8601 instant with {@code Z} or an offset: {@code 2026-11-29T10:15:30.123Z}, {@code

@@ -6,9 +6,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The field rules of SPEC "Input", shared by the {@link Transaction} constructor (which throws) and
- * the {@link TransactionValidator} (which reports). Each check returns {@code null} when the value
- * is fine, else a message.
+ * The field rules of docs/behaviour.md "Input", shared by the {@link Transaction} constructor
+ * (which throws) and the {@link TransactionValidator} (which reports). Each check returns {@code
+ * null} when the value is fine, else a message.
  */
 final class FieldRules {
 

@@ -3,9 +3,10 @@ package dev.tally.domain.transaction;
 import java.time.Instant;
 
 /**
- * One accepted financial transaction (SPEC "Input"). Instances always satisfy the field rules: the
- * constructor enforces them, so a {@code Transaction} in hand is a valid one. To turn untrusted
- * input into a transaction, or into a reason why not, use {@link TransactionValidator}.
+ * One accepted financial transaction (docs/behaviour.md "Input"). Instances always satisfy the
+ * field rules: the constructor enforces them, so a {@code Transaction} in hand is a valid one. To
+ * turn untrusted input into a transaction, or into a reason why not, use {@link
+ * TransactionValidator}.
  *
  * @param transactionId the producer's id, 1..128 characters, no surrounding whitespace
  * @param userId the spending user, 1..128 characters, no surrounding whitespace

@@ -1,6 +1,6 @@
 package dev.tally.domain.transaction;
 
-/** The input fields of SPEC "Input", with their exact JSON names (no case folding). */
+/** The input fields of docs/behaviour.md "Input", with their exact JSON names (no case folding). */
 public enum TransactionField {
   TRANSACTION_ID("transaction_id"),
   USER_ID("user_id"),

@@ -8,8 +8,8 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * Applies the rules of SPEC "Input" to raw field values and returns either a {@link Transaction} or
- * a {@link Rejection} that names every problem it found.
+ * Applies the rules of docs/behaviour.md "Input" to raw field values and returns either a {@link
+ * Transaction} or a {@link Rejection} that names every problem it found.
  *
  * <p>Precedence when several rules break: {@link RejectionReason#MISSING_FIELD} over {@link
  * RejectionReason#INVALID_FIELD} over {@link RejectionReason#FUTURE_TIMESTAMP}. The message lists
@@ -26,7 +26,7 @@ public final class TransactionValidator implements Serializable {
 
   private static final long serialVersionUID = 1L;
 
-  /** SPEC default for how far an event may lie after its record's timestamp. */
+  /** Default for how far an event may lie after its record's timestamp. */
   public static final Duration DEFAULT_MAX_FUTURE_SKEW = Duration.ofHours(1);
 
   private final Duration maxFutureSkew;
@@ -45,7 +45,7 @@ public final class TransactionValidator implements Serializable {
     this.maxFutureSkewMillis = maxFutureSkew.toMillis();
   }
 
-  /** A validator with the SPEC default skew of one hour. */
+  /** A validator with the default skew of one hour. */
   public static TransactionValidator withDefaults() {
     return new TransactionValidator(DEFAULT_MAX_FUTURE_SKEW);
   }

@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * Fixed-size, non-overlapping windows aligned to the UTC epoch (plus an optional offset): every
- * instant belongs to exactly one. SPEC "Aggregation" uses one-hour tumbling windows with no offset.
+ * instant belongs to exactly one. docs/behaviour.md "Aggregation" uses one-hour tumbling windows
+ * with no offset.
  *
  * @param size the window length, at least one millisecond, in whole milliseconds
  * @param offset shifts the alignment; {@code 0 <= offset < size}

@@ -101,7 +101,10 @@ class FieldRulesPropertiesTest {
         .collect(Collectors.joining());
   }
 
-  /** {@link FieldRules#checkIdentifier} as it was before its fast path. */
+  /**
+   * {@link FieldRules#checkIdentifier} written plainly: the reference its fast path must agree
+   * with.
+   */
   private static String referenceIdentifier(TransactionField field, String value) {
     if (value == null) {
       return field.jsonName() + " is missing";
@@ -123,7 +126,9 @@ class FieldRulesPropertiesTest {
     return null;
   }
 
-  /** {@link FieldRules#checkCurrency} as it was before its fast path. */
+  /**
+   * {@link FieldRules#checkCurrency} written plainly: the reference its fast path must agree with.
+   */
   private static String referenceCurrency(String value) {
     if (value == null) {
       return "currency is missing";

@@ -11,13 +11,13 @@ import java.util.zip.ZipFile;
 
 /**
  * The seed's Flink SQL pipeline, as the seed writes it ({@code examples/sql/seed-pipeline.sql}),
- * through the job jar's SQL runner ({@code TallyMain sql}, issue 7): same JVM set-up, state
- * backend, checkpoint policy and parallelism as {@link TallyLeg} (the same {@code tally.yaml}),
- * bounded by {@code SCAN_BOUNDED_MODE=latest-offset}, measured the same way. The seed's table is
- * its own {@code analytics.user_hourly_spending}, keyed by (user, window) without currency, so its
- * check expects the workload's distinct (user, window) rows.
+ * through the job jar's SQL runner ({@code TallyMain sql}): same JVM set-up, state backend,
+ * checkpoint policy and parallelism as {@link TallyLeg} (the same {@code tally.yaml}), bounded by
+ * {@code SCAN_BOUNDED_MODE=latest-offset}, measured the same way. The seed's table is its own
+ * {@code analytics.user_hourly_spending}, keyed by (user, window) without currency, so its check
+ * expects the workload's distinct (user, window) rows.
  *
- * <p>Skipped, with no figure, while the job jar has no SQL runner or the script is missing.
+ * <p>Skipped, with no figure, when the job jar has no SQL runner or the script is missing.
  */
 final class SqlLeg implements Leg {
 
@@ -32,11 +32,11 @@ final class SqlLeg implements Leg {
   public String unavailable(BenchContext context) {
     Path script = script();
     if (!Files.isRegularFile(script)) {
-      return "not available: no SQL script at " + script + " (the SQL runner, issue 7)";
+      return "not available: no SQL script at " + script;
     }
     try (ZipFile jar = new ZipFile(context.jobJar().toFile())) {
       if (jar.getEntry(RUNNER_CLASS) == null) {
-        return "not available: the job jar has no SQL runner (issue 7) yet";
+        return "not available: the job jar has no SQL runner";
       }
     } catch (IOException e) {
       return "not available: cannot read the job jar " + context.jobJar() + ": " + e.getMessage();

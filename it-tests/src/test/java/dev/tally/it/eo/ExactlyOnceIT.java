@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * SPEC "Exactly once", proven: Tally's job under each fault scenario ends with exactly the table
- * and the dead letters of the oracle: no record lost, none counted twice, no primary key twice,
- * every rejection once in the dead-letter topic (read_committed).
+ * docs/behaviour.md "Exactly once", proven: Tally's job under each fault scenario ends with exactly
+ * the table and the dead letters of the oracle: no record lost, none counted twice, no primary key
+ * twice, every rejection once in the dead-letter topic (read_committed).
  *
  * <p>One seeded dataset (at least 200k events on 8 partitions) is produced once; each scenario
  * reads all of it with its own table, dead-letter topic and group. The seed is printed; {@code

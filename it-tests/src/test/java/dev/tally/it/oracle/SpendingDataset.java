@@ -15,8 +15,8 @@ import java.util.Random;
 import java.util.TreeMap;
 
 /**
- * A seeded dataset and its oracle: the table and the dead letters the SPEC demands, computed here
- * from the SPEC's rules alone, never from Tally's code.
+ * A seeded dataset and its oracle: the table and the dead letters docs/behaviour.md defines,
+ * computed here from the rules of docs/behaviour.md alone, never from Tally's code.
  *
  * <p>Every verdict is decided by the data, not by timing, so a run with failures must end exactly
  * as a failure-free one:

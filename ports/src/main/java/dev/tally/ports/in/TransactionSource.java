@@ -12,9 +12,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * <ul>
  *   <li>Every record read ends in exactly one of the two streams; decoding never throws on a
  *       record's content.
- *   <li>The accepted stream carries event-time timestamps and watermarks (SPEC "Aggregation":
- *       bounded out-of-orderness per source partition, idle partitions do not hold the watermark
- *       back).
+ *   <li>The accepted stream carries event-time timestamps and watermarks (docs/behaviour.md
+ *       "Aggregation": bounded out-of-orderness per source partition, idle partitions do not hold
+ *       the watermark back).
  *   <li>Operators added to the environment have stable uids, so savepoints survive upgrades.
  *   <li>No connector type appears in the returned streams: only domain types.
  * </ul>

@@ -4,7 +4,8 @@ import dev.tally.domain.rejection.RejectedRecord;
 import org.apache.flink.streaming.api.datastream.DataStream;
 
 /**
- * Where records that are not counted go: the dead-letter destination (SPEC "Rejections").
+ * Where records that are not counted go: the dead-letter destination (docs/behaviour.md
+ * "Rejections").
  *
  * <p>Contract: every record is delivered exactly once across failures, with its original key and
  * value bytes unchanged and the reason, message and source coordinates alongside; every operator

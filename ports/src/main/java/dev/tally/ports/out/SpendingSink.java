@@ -8,7 +8,8 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * later row for the same key replaces the earlier one.
  *
  * <p>Contract: the sink makes rows visible only when the checkpoint that covers them completes
- * (exactly once across failures, SPEC "Exactly once"), and every operator it adds has a stable uid.
+ * (exactly once across failures, docs/behaviour.md "Exactly once"), and every operator it adds has
+ * a stable uid.
  */
 public interface SpendingSink {
 

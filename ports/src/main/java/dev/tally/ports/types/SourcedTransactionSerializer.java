@@ -158,7 +158,7 @@ public final class SourcedTransactionSerializer
     }
   }
 
-  /** Restores this serializer from savepoints; its format has a single version so far. */
+  /** Restores this serializer from savepoints; its format has one version. */
   public static final class SourcedTransactionSerializerSnapshot
       extends SimpleTypeSerializerSnapshot<SourcedTransaction> {
 

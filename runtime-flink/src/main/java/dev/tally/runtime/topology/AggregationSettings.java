@@ -8,9 +8,10 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * How spending is aggregated (SPEC "Aggregation" and "Rejections"), validated as a whole.
+ * How spending is aggregated (docs/behaviour.md "Aggregation" and "Rejections"), validated as a
+ * whole.
  *
- * @param windows the tumbling windows, SPEC default one hour aligned to the epoch
+ * @param windows the tumbling windows, default one hour aligned to the epoch
  * @param allowedLateness how long after a window is final late events still update its row (an
  *     upsert)
  * @param dedupeRetention how long, in event time, a counted transaction id is remembered to drop
@@ -75,7 +76,7 @@ public record AggregationSettings(
   }
 
   /**
-   * SPEC defaults: one-hour windows, no lateness, 24 h dedupe retention, no early firing; and the
+   * Defaults: one-hour windows, no lateness, 24 h dedupe retention, no early firing; and the
    * default write-back.
    */
   public static AggregationSettings defaults() {

@@ -114,12 +114,12 @@ public final class OpenWindowsSerializer extends TypeSerializerSingleton<OpenWin
   }
 
   /**
-   * Restores this serializer from savepoints; its format has a single version so far. State written
-   * before it existed, by Flink's generic array serializer, is migrated: Flink reads it with the
-   * serializer restored from that old snapshot and rewrites it in this format. That old snapshot
-   * names the element class, so only state written with {@link OpenWindow} under its present name
-   * migrates; one naming another class is refused at restore (class not found). This snapshot and
-   * the format name no value class: the value type may move freely.
+   * Restores this serializer from savepoints; its format has one version. State written before it
+   * existed, by Flink's generic array serializer, is migrated: Flink reads it with the serializer
+   * restored from that old snapshot and rewrites it in this format. That old snapshot names the
+   * element class, so only state written with {@link OpenWindow} under its present name migrates;
+   * one naming another class is refused at restore (class not found). This snapshot and the format
+   * name no value class: the value type may move freely.
    */
   public static final class OpenWindowsSerializerSnapshot
       extends SimpleTypeSerializerSnapshot<OpenWindow[]> {

@@ -13,7 +13,7 @@ import org.apache.flink.api.common.state.ValueState;
  * through {@link #get} and {@link #set}, timers included, so the aggregator behaves as if each
  * change were written at once; checkpoints, savepoints and restores only ever see written state. A
  * busy user then costs one RocksDB read and write per checkpoint interval instead of two per event
- * (perf put the memtable search of that read at a tenth of the aggregator thread).
+ * (the memtable search of that read alone is a tenth of the aggregator thread in perf).
  */
 final class OpenWindowsState {
 

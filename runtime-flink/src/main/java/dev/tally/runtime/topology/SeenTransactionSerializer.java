@@ -84,12 +84,12 @@ public final class SeenTransactionSerializer extends TypeSerializerSingleton<See
   }
 
   /**
-   * Restores this serializer from savepoints; its format has a single version so far. State written
-   * before it existed, by Flink's reflective record serializer, is migrated: Flink reads it with
-   * the serializer restored from that old snapshot and rewrites it in this format. That old
-   * snapshot names the record class, so only state written with {@link SeenTransaction} under its
-   * present name migrates; one naming another class is refused at restore (class not found). This
-   * snapshot and the format name no value class: the value type may move freely.
+   * Restores this serializer from savepoints; its format has one version. State written before it
+   * existed, by Flink's reflective record serializer, is migrated: Flink reads it with the
+   * serializer restored from that old snapshot and rewrites it in this format. That old snapshot
+   * names the record class, so only state written with {@link SeenTransaction} under its present
+   * name migrates; one naming another class is refused at restore (class not found). This snapshot
+   * and the format name no value class: the value type may move freely.
    */
   public static final class SeenTransactionSerializerSnapshot
       extends SimpleTypeSerializerSnapshot<SeenTransaction> {

@@ -12,10 +12,10 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
 /**
- * The stream graph of SPEC "Aggregation" and "Rejections" as one function of its inputs:
- * transactions and decode-time rejections in, windowed aggregates and every rejection out. No
- * sources, sinks or configuration files: the job wires ports around it, and tests feed it bounded
- * streams.
+ * The stream graph of docs/behaviour.md "Aggregation" and "Rejections" as one function of its
+ * inputs: transactions and decode-time rejections in, windowed aggregates and every rejection out.
+ * No sources, sinks or configuration files: the job wires ports around it, and tests feed it
+ * bounded streams.
  */
 public final class SpendingTopology {
 

@@ -45,9 +45,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The topology on a MiniCluster at parallelism 2, RocksDB with incremental checkpoints, fed a
- * bounded seeded scenario; its table and dead letters must equal the oracle computed from the SPEC
- * rules alone — once without failures, once with a task failure after a checkpoint midway and
- * recovery from it.
+ * bounded seeded scenario; its table and dead letters must equal the oracle computed from the rules
+ * of docs/behaviour.md alone — once without failures, once with a task failure after a checkpoint
+ * midway and recovery from it.
  */
 class SpendingTopologyITCase {
 

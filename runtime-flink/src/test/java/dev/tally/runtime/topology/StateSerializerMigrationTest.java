@@ -106,7 +106,7 @@ class StateSerializerMigrationTest {
   }
 
   /**
-   * Writes the aggregator's state as it was before the dedicated serializers: same names, the
+   * Writes the aggregator's state in the format of Flink's reflective serializers: same names, the
    * reflective type information, one window per user, and the timer that fires it.
    */
   private static final class LegacyStateWriter

@@ -19,7 +19,8 @@ import java.util.TreeMap;
  * A seeded, deterministic input for the topology — out-of-order events within the bound, exact and
  * conflicting duplicates, late events, events just inside the allowed lateness, window-boundary
  * timestamps, three currencies, skewed users, and records already rejected by decoding — plus the
- * oracle: the SPEC's result computed sequentially from the rules alone, without Flink.
+ * oracle: the result of docs/behaviour.md computed sequentially from the rules alone, without
+ * Flink.
  */
 final class TopologyScenario {
 
@@ -101,7 +102,7 @@ final class TopologyScenario {
         value.getBytes(StandardCharsets.UTF_8));
   }
 
-  /** The table SPEC "Output table" demands: one row per key with its final values. */
+  /** The table docs/behaviour.md "Output table" demands: one row per key with its final values. */
   record Row(String user, String currency, long windowStart, long total, long count) {}
 
   /** The oracle's verdicts. */
@@ -109,8 +110,8 @@ final class TopologyScenario {
       Map<String, Row> table, Map<Long, RejectionReason> deadLetters, int duplicatesDropped) {}
 
   /**
-   * SPEC "Aggregation" and "Rejections" applied in input order, with the SPEC's watermark: max seen
-   * − bound.
+   * docs/behaviour.md "Aggregation" and "Rejections" applied in input order, with the watermark of
+   * docs/behaviour.md "Watermarks": max seen − bound.
    */
   Expected expected(AggregationSettings settings) {
     long size = settings.windows().size().toMillis();
