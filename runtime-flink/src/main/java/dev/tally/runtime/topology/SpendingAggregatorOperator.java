@@ -25,11 +25,11 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *
  * <p>Why not rely on the final watermark alone: a bounded job (a backfill) that fails over after
  * its sources have read everything restores them as finished, and the aggregator then does not
- * always see {@code Long.MAX_VALUE} as its watermark again (FLINK-40499 describes the path). The
- * end of input itself is always delivered: {@link #endInput} runs when every upstream subtask has
- * ended its data with a drain (the end of a bounded source, or {@code stop --drain}), never for a
- * stop-with-savepoint without drain. It emits what the final watermark would have, and finds
- * nothing when that watermark did arrive.
+ * always see {@code Long.MAX_VALUE} as its watermark again. The end of input itself is always
+ * delivered: {@link #endInput} runs when every upstream subtask has ended its data with a drain
+ * (the end of a bounded source, or {@code stop --drain}), never for a stop-with-savepoint without
+ * drain. It emits what the final watermark would have, and finds nothing when that watermark did
+ * arrive.
  */
 final class SpendingAggregatorOperator
     extends KeyedProcessOperator<String, SourcedTransaction, WindowedSpending>
