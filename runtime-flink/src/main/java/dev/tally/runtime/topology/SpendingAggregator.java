@@ -207,6 +207,11 @@ final class SpendingAggregator
     out.collect(row);
   }
 
+  /** Raises the watermark floor to a watermark the operator received. */
+  void observeWatermark(long watermark) {
+    watermarks.observe(watermark);
+  }
+
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
     watermarks = WatermarkFloor.restore(context.getOperatorStateStore());

@@ -11,6 +11,7 @@ import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.operators.TimestampedCollector;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
@@ -71,6 +72,17 @@ final class SpendingAggregatorOperator
   public void onEventTime(InternalTimer<String, VoidNamespace> timer) throws Exception {
     writeBackIfFull();
     super.onEventTime(timer);
+  }
+
+  /**
+   * Every watermark reaches the checkpointed floor, not only those an element or a timer happens to
+   * see: a subtask whose users are idle must still restore the event time it had passed, or a final
+   * window of one of them would reopen after a failover.
+   */
+  @Override
+  public void processWatermark(Watermark mark) throws Exception {
+    aggregator.observeWatermark(mark.getTimestamp());
+    super.processWatermark(mark);
   }
 
   @Override

@@ -423,6 +423,28 @@ class SpendingAggregatorTest {
     assertThat(harness.numEventTimeTimers()).isZero();
   }
 
+  /**
+   * A subtask that only saw watermarks since its last element (an idle user range, sparse keys)
+   * still checkpoints them: after a restore, an event of a window that was final before the failure
+   * is LATE, as in a failure-free run, not counted into a window that reopened.
+   */
+  @Test
+  void aWatermarkSeenWithoutElementsIsPartOfTheRestoredFloor() throws Exception {
+    process(aTransaction().id("a").user("alice").amount(100).at(H10).build());
+    watermark(H10.plusSeconds(3_600)); // fires alice's window: the last timer before the snapshot
+    watermark(H10.plusSeconds(3 * 3_600)); // no element, no timer: 11:00-12:00 is now final too
+    OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+    harness.close();
+
+    harness = harness(AggregationSettings.defaults(), snapshot);
+    process(aTransaction().id("b").user("bob").amount(7).at(H10.plusSeconds(5_400)).build());
+
+    assertThat(rejections())
+        .extracting(RejectedRecord::reason)
+        .containsExactly(RejectionReason.LATE);
+    assertThat(rows()).isEmpty();
+  }
+
   @Test
   void aSnapshotMidWindowRestoresToTheSameResult() throws Exception {
     process(aTransaction().id("a").user("alice").amount(100).at(H10).build());
