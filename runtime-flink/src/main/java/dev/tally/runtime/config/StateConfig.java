@@ -89,7 +89,7 @@ public record StateConfig(
           .description(
               "Where timers live: rocksdb (spilled and checkpointed incrementally with the rest of"
                   + " the state) or heap (held in JVM memory, written whole at every checkpoint);"
-                  + " heap was not faster on the benchmark (docs/benchmarks.md).");
+                  + " heap was not faster on the benchmark (docs/benchmarks-history.md).");
 
   public StateConfig {
     List<String> problems = new ArrayList<>();
