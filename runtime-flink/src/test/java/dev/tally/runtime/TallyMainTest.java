@@ -220,6 +220,12 @@ class TallyMainTest {
   }
 
   @Test
+  void theJobsAndSqlsHelpNameTheMetricsPortOfALocalRun() throws Exception {
+    assertThat(run("--help").out).contains("--metrics-port PORT");
+    assertThat(run("sql", "--help").out).contains("--metrics-port PORT");
+  }
+
+  @Test
   void queryPrintsAtLeastOneRow() throws Exception {
     Run bad = run("query", "--max-rows", "0", "SELECT 1");
 
