@@ -5,6 +5,7 @@ import dev.tally.runtime.cli.CommandLines;
 import dev.tally.runtime.cli.ConfigArguments;
 import dev.tally.runtime.cli.HelpOption;
 import dev.tally.runtime.cli.LocalRunArguments;
+import dev.tally.runtime.cli.ReplayCommand;
 import dev.tally.runtime.cli.Terminal;
 import dev.tally.runtime.config.ConfigurationException;
 import dev.tally.runtime.config.TallyConfig;
@@ -31,7 +32,8 @@ import picocli.CommandLine.Option;
 /**
  * The job jar's entry point, for {@code flink run} and for local runs. Without a subcommand it runs
  * Tally's job; {@code sql} runs a Flink SQL script ({@link SqlCommand}), {@code query} queries the
- * table ({@link QueryCommand}). Each answers {@code --help}; docs/command-line.md shows them all.
+ * table ({@link QueryCommand}), {@code replay} copies dead letters back ({@link ReplayCommand}).
+ * Each answers {@code --help}; docs/command-line.md shows them all.
  *
  * <pre>
  * flink run -c dev.tally.runtime.TallyMain tally-job.jar --config tally.yaml [--set key=value]...
@@ -94,11 +96,12 @@ public final class TallyMain implements Callable<Integer> {
     return CommandLines.execute(commandLine(terminal), args, terminal);
   }
 
-  /** The command tree: the job, {@code sql} and {@code query}. */
+  /** The command tree: the job, {@code sql}, {@code query} and {@code replay}. */
   static CommandLine commandLine(Terminal terminal) {
     return new CommandLine(new TallyMain(terminal))
         .addSubcommand(new SqlCommand(terminal))
-        .addSubcommand(new QueryCommand(terminal));
+        .addSubcommand(new QueryCommand(terminal))
+        .addSubcommand(new ReplayCommand(terminal));
   }
 
   @Override

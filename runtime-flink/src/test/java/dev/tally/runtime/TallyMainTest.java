@@ -84,7 +84,8 @@ class TallyMainTest {
             "--print-config",
             "--help")
         .containsPattern("(?m)^  sql +Runs a Flink SQL script")
-        .containsPattern("(?m)^  query +Runs batch SQL");
+        .containsPattern("(?m)^  query +Runs batch SQL")
+        .containsPattern("(?m)^  replay +Copies selected dead letters");
   }
 
   @Test
@@ -127,7 +128,7 @@ class TallyMainTest {
         TallyMain.commandLine(new Terminal(Map.<String, String>of()::get, discard, discard));
     List<CommandLine> commands = new ArrayList<>(List.of(line));
     commands.addAll(line.getSubcommands().values());
-    assertThat(commands).hasSize(3);
+    assertThat(commands).hasSize(4);
 
     for (CommandLine command : commands) {
       String name = command.getCommandName();
@@ -147,7 +148,7 @@ class TallyMainTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "sql", "query"})
+  @ValueSource(strings = {"", "sql", "query", "replay"})
   void anUnknownOptionFailsNamingItWithTheUsage(String command) throws Exception {
     List<String> args = new ArrayList<>();
     if (!command.isEmpty()) {
@@ -217,6 +218,26 @@ class TallyMainTest {
     Run twoStatements = run("query", "SELECT 1", "SELECT 2");
     assertThat(twoStatements.code).isEqualTo(2);
     assertThat(twoStatements.err).startsWith("Unmatched argument at index 2: 'SELECT 2'");
+  }
+
+  @Test
+  void replayRefusesABadSelectionBeforeReadingAnything() throws Exception {
+    Run reason = run("replay", "--reason", "LAET");
+    Run offsets = run("replay", "--from-offset", "5");
+    Run times = run("replay", "--since", "2026-12-01T10:00:00Z", "--until", "2026-12-01T09:00:00Z");
+
+    assertThat(List.of(reason, offsets, times))
+        .allSatisfy(bad -> assertThat(bad.code).isEqualTo(2));
+    assertThat(reason.err).startsWith("--reason LAET: not a reason; one of [MALFORMED,");
+    assertThat(offsets.err).startsWith("--from-offset and --to-offset need --source-partition");
+    assertThat(times.err).startsWith("--since must be before --until");
+    assertThat(times.err).contains("Usage: TallyMain replay ");
+  }
+
+  @Test
+  void theJobsAndSqlsHelpNameTheMetricsPortOfALocalRun() throws Exception {
+    assertThat(run("--help").out).contains("--metrics-port PORT");
+    assertThat(run("sql", "--help").out).contains("--metrics-port PORT");
   }
 
   @Test
@@ -334,7 +355,7 @@ class TallyMainTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "sql", "query"})
+  @ValueSource(strings = {"", "sql", "query", "replay"})
   void theCommandLineDocsShowEachCommandsHelpAsItIs(String command) throws Exception {
     String docs = Files.readString(Path.of("..", "docs", "command-line.md"));
     String heading = "## TallyMain" + (command.isEmpty() ? "" : " " + command) + "\n";

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.iceberg.Table;
@@ -53,6 +54,10 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
   private transient Counter compactions;
   private transient Counter expiries;
   private transient Counter failures;
+  private transient Counter runs;
+
+  /** Written by the worker thread, read by metric reporters. */
+  private transient volatile long lastRunMillis;
 
   TableMaintenanceFunction(TableLoader tableLoader, MaintenanceConfig options) {
     this.tableLoader = tableLoader;
@@ -79,6 +84,9 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
     compactions = metrics.counter("tally.icebergCompactions");
     expiries = metrics.counter("tally.icebergSnapshotsExpired");
     failures = metrics.counter("tally.icebergMaintenanceFailures");
+    runs = metrics.counter("tally.icebergMaintenanceRuns");
+    lastRunMillis = -1;
+    metrics.gauge("tally.icebergMaintenanceLastRunMillis", (Gauge<Long>) () -> lastRunMillis);
   }
 
   @Override
@@ -112,6 +120,7 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
 
   /** On the worker thread: the only thread that touches {@link #table} after {@link #open}. */
   private void maintain(boolean compact, boolean expire, long checkpointId) {
+    long started = System.nanoTime();
     try {
       if (compact) {
         PartitionCompaction.Result result = compaction.run(table);
@@ -129,6 +138,9 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
           table.name(),
           checkpointId,
           e);
+    } finally {
+      lastRunMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+      runs.inc();
     }
   }
 

@@ -42,9 +42,9 @@ final class DecodedRecordRouter extends ProcessFunction<DecodedRecord, SourcedTr
     recordsIn = tally.counter("recordsIn");
     accepted = tally.counter("accepted");
     rejected = new EnumMap<>(RejectionReason.class);
-    MetricGroup byReason = tally.addGroup("rejected");
+    // The reason as a variable (a Prometheus label), so one series name serves every reason.
     for (RejectionReason reason : RejectionReason.values()) {
-      rejected.put(reason, byReason.counter(reason.name()));
+      rejected.put(reason, tally.addGroup("reason", reason.name()).counter("rejected"));
     }
   }
 

@@ -51,7 +51,7 @@ import picocli.CommandLine.Option;
  * back from Iceberg.
  *
  * <pre>
- * ./demo.sh [--duration 120s] [--rate 300] [--web-port 8081]
+ * ./demo.sh [--duration 120s] [--rate 300] [--web-port 8081] [--metrics-port 9249]
  * </pre>
  */
 @Command(
@@ -100,6 +100,13 @@ public final class TallyDemo implements Callable<Integer> {
       defaultValue = "8081",
       description = "Port of the job's Flink web UI (default: ${DEFAULT-VALUE}).")
   private int webPort;
+
+  @Option(
+      names = "--metrics-port",
+      paramLabel = "PORT",
+      defaultValue = "9249",
+      description = "Port of the job's Prometheus endpoint (default: ${DEFAULT-VALUE}).")
+  private int metricsPort;
 
   private TallyDemo() {}
 
@@ -153,6 +160,10 @@ public final class TallyDemo implements Callable<Integer> {
       Runtime.getRuntime().addShutdownHook(new Thread(() -> jobProcess.destroy()));
       say("Tally job started (pid " + job.pid() + "), log: " + work.resolve("job.log"));
       say("Flink web UI: http://localhost:" + webPort);
+      say(
+          "Prometheus metrics: http://localhost:"
+              + metricsPort
+              + "/metrics (scrape it; dashboard: deploy/grafana/tally-dashboard.json)");
 
       generator = new TrafficGenerator(producer(stack), TOPIC, rate, 60, 42);
       Thread traffic = new Thread(generator, "traffic");
@@ -205,6 +216,9 @@ public final class TallyDemo implements Callable<Integer> {
               + " on "
               + stack.kafka().bootstrapServers()
               + " (read with isolation.level=read_committed)\n"
+              + "  metrics        http://localhost:"
+              + metricsPort
+              + "/metrics (Prometheus; Grafana dashboard deploy/grafana/tally-dashboard.json)\n"
               + "  job log        "
               + work.resolve("job.log")
               + "\n"
@@ -243,6 +257,7 @@ public final class TallyDemo implements Callable<Integer> {
         .locally(jobJar, flinkLib)
         .maxHeap("1536m")
         .webPort(webPort)
+        .metricsPort(metricsPort)
         // S3FileIO takes credentials and region from the AWS SDK's default chain: the environment.
         .environment(stack.objectStore().awsClientEnvironment())
         .process(work.resolve("job.log"))

@@ -25,7 +25,8 @@ import java.util.stream.Stream;
 
 /**
  * One service of the local stack running in its own JVM: {@code java -cp <its class path> <main>
- * <args>} with the JDK of the current process, its output in a log file.
+ * <args>} with the JDK of the current process, its output in a log file; or, for a service that is
+ * not Java (Prometheus), its own executable with its arguments.
  *
  * <p>A service JVM is small on purpose (serial GC, one visible processor, a capped heap): the stack
  * shares a two-core machine with Flink and Maven. Every process started here is also registered
@@ -298,6 +299,7 @@ public final class ServiceProcess implements AutoCloseable {
     private final String name;
     private List<Path> classpath;
     private String mainClass;
+    private Path executable;
     private final List<String> args = new ArrayList<>();
     private final List<String> jvmOptions = new ArrayList<>(COMMON_JVM_OPTIONS);
     private final Map<String, String> environment = new LinkedHashMap<>();
@@ -318,6 +320,15 @@ public final class ServiceProcess implements AutoCloseable {
     /** The main class to run. */
     public Builder mainClass(String mainClass) {
       this.mainClass = Objects.requireNonNull(mainClass, "mainClass");
+      return this;
+    }
+
+    /**
+     * Runs {@code program} with the {@link #args} instead of a JVM: no class path, main class or
+     * JVM options.
+     */
+    public Builder executable(Path program) {
+      this.executable = Objects.requireNonNull(program, "program");
       return this;
     }
 
@@ -373,10 +384,10 @@ public final class ServiceProcess implements AutoCloseable {
     /** Launches the JVM; does not wait for the service to be ready. */
     public ServiceProcess start() {
       List<String> problems = new ArrayList<>();
-      if (classpath == null || classpath.isEmpty()) {
+      if (executable == null && (classpath == null || classpath.isEmpty())) {
         problems.add("classpath is not set");
       }
-      if (mainClass == null) {
+      if (executable == null && mainClass == null) {
         problems.add("mainClass is not set");
       }
       if (workingDirectory == null) {
@@ -387,12 +398,16 @@ public final class ServiceProcess implements AutoCloseable {
       }
       Path log = logFile != null ? logFile : workingDirectory.resolve(name + ".log");
       List<String> command = new ArrayList<>();
-      command.add(javaExecutable().toString());
-      command.addAll(jvmOptions);
-      command.add("-cp");
-      command.add(
-          classpath.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator)));
-      command.add(mainClass);
+      if (executable != null) {
+        command.add(executable.toString());
+      } else {
+        command.add(javaExecutable().toString());
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(
+            classpath.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator)));
+        command.add(mainClass);
+      }
       command.addAll(args);
 
       ProcessBuilder builder = new ProcessBuilder(command);
@@ -412,7 +427,8 @@ public final class ServiceProcess implements AutoCloseable {
         process.getOutputStream().close();
         return new ServiceProcess(name, process, log, started);
       } catch (IOException e) {
-        throw new StackException(name + ": cannot launch " + mainClass, e);
+        throw new StackException(
+            name + ": cannot launch " + (executable != null ? executable : mainClass), e);
       }
     }
 

@@ -84,6 +84,7 @@ public final class TallyJobLauncher {
     private final List<Path> extraClasspath = new ArrayList<>();
     private String maxHeap = "2g";
     private int webPort = 8081;
+    private Integer metricsPort;
     private Path temporaryDirectory;
     private final List<String> jvmOptions = new ArrayList<>();
     private final Map<String, String> environment = new LinkedHashMap<>();
@@ -112,6 +113,15 @@ public final class TallyJobLauncher {
     /** The port of the job's REST API and web UI; 8081 by default. */
     public LocalRun webPort(int port) {
       this.webPort = port;
+      return this;
+    }
+
+    /**
+     * The port of the job's Prometheus endpoint ({@code --metrics-port}), 0 for none; without it
+     * the job's own default.
+     */
+    public LocalRun metricsPort(int port) {
+      this.metricsPort = port;
       return this;
     }
 
@@ -149,7 +159,12 @@ public final class TallyJobLauncher {
           new ArrayList<>(List.of(jobJar.toString(), flinkLib.resolve("*").toString()));
       extraClasspath.forEach(entry -> classpath.add(entry.toString()));
       command.addAll(List.of("-cp", String.join(File.pathSeparator, classpath), mainClass));
-      command.addAll(arguments(List.of("--local", "--web-port", Integer.toString(webPort))));
+      List<String> local =
+          new ArrayList<>(List.of("--local", "--web-port", Integer.toString(webPort)));
+      if (metricsPort != null) {
+        local.addAll(List.of("--metrics-port", Integer.toString(metricsPort)));
+      }
+      command.addAll(arguments(local));
       return command;
     }
 

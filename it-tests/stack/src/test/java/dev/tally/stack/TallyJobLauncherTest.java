@@ -71,6 +71,18 @@ class TallyJobLauncherTest {
   }
 
   @Test
+  void aLocalRunPassesItsMetricsPortOnlyWhenGiven(@TempDir Path dir) {
+    TallyJobLauncher.LocalRun run =
+        TallyJobLauncher.of(CONFIG).locally(dir.resolve("job.jar"), dir.resolve("flink-lib"));
+    Path log = dir.resolve("log4j2.properties");
+
+    assertThat(run.command(log)).doesNotContain("--metrics-port");
+    assertThat(run.metricsPort(19249).command(log))
+        .containsSubsequence(
+            "--local", "--web-port", "8081", "--metrics-port", "19249", "--config");
+  }
+
+  @Test
   void anotherMainClassRunsBehindTheJobJarWithItsOwnClassPath(@TempDir Path dir) {
     Path jar = dir.resolve("job.jar");
     Path lib = dir.resolve("flink-lib");

@@ -7,9 +7,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Option;
 
 /**
- * {@code --local} and {@code --web-port PORT}, the options of the commands that submit a streaming
- * job, as a picocli mixin: they choose between the cluster {@code flink run} submits to and an
- * embedded MiniCluster.
+ * {@code --local}, {@code --web-port PORT} and {@code --metrics-port PORT}, the options of the
+ * commands that submit a streaming job, as a picocli mixin: they choose between the cluster {@code
+ * flink run} submits to and an embedded MiniCluster.
  */
 public final class LocalRunArguments {
 
@@ -26,8 +26,17 @@ public final class LocalRunArguments {
       description = "The web UI's port for --local (default: ${DEFAULT-VALUE}).")
   private int webPort;
 
+  @Option(
+      names = "--metrics-port",
+      paramLabel = "PORT",
+      defaultValue = "9249",
+      description =
+          "The port of the Prometheus endpoint (/metrics) for --local, 0 for none (default:"
+              + " ${DEFAULT-VALUE}).")
+  private int metricsPort;
+
   /** The environment the job runs in, as {@link ExecutionEnvironments#create} picks it. */
   public StreamExecutionEnvironment environment(Configuration flink, JobConfig job) {
-    return ExecutionEnvironments.create(flink, job, local, webPort);
+    return ExecutionEnvironments.create(flink, job, local, webPort, metricsPort);
   }
 }

@@ -12,6 +12,7 @@ import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend.PriorityQueueStateType;
 import org.apache.flink.state.rocksdb.PredefinedOptions;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
+import org.apache.flink.state.rocksdb.RocksDBNativeMetricOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
 
 /**
@@ -139,5 +140,11 @@ public record StateConfig(
     // RocksDB rule an SST file out without reading it; without them a miss probes every level
     // (JMH AggregatorBenchmark, rocksdb vs rocksdb-bloom).
     flink.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);
+    // The dedupe state's size for operators (docs/behaviour.md "Metrics"): RocksDB's own estimates
+    // of each state's keys and live bytes, with the state's name as a label, so that no operator
+    // has to count its entries on the hot path.
+    flink.set(RocksDBNativeMetricOptions.ESTIMATE_NUM_KEYS, true);
+    flink.set(RocksDBNativeMetricOptions.ESTIMATE_LIVE_DATA_SIZE, true);
+    flink.set(RocksDBNativeMetricOptions.COLUMN_FAMILY_AS_VARIABLE, true);
   }
 }

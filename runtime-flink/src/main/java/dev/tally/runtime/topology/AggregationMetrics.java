@@ -4,6 +4,7 @@ import dev.tally.domain.rejection.RejectionReason;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -11,8 +12,9 @@ import org.apache.flink.metrics.MetricGroup;
 
 /**
  * The aggregator's metrics, in the operator's group {@code tally}: {@code duplicatesDropped},
- * {@code windowsEmitted}, {@code rejected.<reason>} for the reasons aggregation decides, and {@code
- * watermarkLagMillis}.
+ * {@code windowsEmitted}, {@code rejected} with the variable {@code reason} for the reasons
+ * aggregation decides, and {@code watermarkLagMillis}; and the write-back's {@code
+ * writeBackPendingUsers} ({@link #writeBackPending}).
  */
 final class AggregationMetrics {
 
@@ -37,14 +39,23 @@ final class AggregationMetrics {
               long watermark = lastWatermark.getAsLong();
               return watermark == Long.MIN_VALUE ? -1L : System.currentTimeMillis() - watermark;
             });
-    MetricGroup byReason = tally.addGroup("rejected");
     for (RejectionReason reason :
         List.of(
             RejectionReason.LATE,
             RejectionReason.CONFLICTING_DUPLICATE,
             RejectionReason.AMOUNT_OVERFLOW)) {
-      rejected.put(reason, byReason.counter(reason.name()));
+      rejected.put(reason, tally.addGroup("reason", reason.name()).counter("rejected"));
     }
+  }
+
+  /**
+   * Registers how many users' open windows wait for the write-back, in the same group; for the
+   * operator that drives the write-back.
+   */
+  static void writeBackPending(MetricGroup operator, IntSupplier pendingUsers) {
+    operator
+        .addGroup("tally")
+        .gauge("writeBackPendingUsers", (Gauge<Integer>) pendingUsers::getAsInt);
   }
 
   void duplicateDropped() {

@@ -58,6 +58,7 @@ final class SpendingAggregatorOperator
   public void open() throws Exception {
     aggregator.writeBackUpTo(writeBackUsers);
     super.open();
+    AggregationMetrics.writeBackPending(getMetricGroup(), aggregator::pendingUsers);
   }
 
   @Override

@@ -51,7 +51,11 @@ class DeploymentManifestsTest {
         .containsEntry("state.backend.type", "rocksdb")
         .containsEntry("execution.checkpointing.incremental", "true")
         .containsEntry("job.autoscaler.enabled", "true")
-        .containsEntry("pipeline.max-parallelism", "128");
+        .containsEntry("pipeline.max-parallelism", "128")
+        .containsEntry(
+            "metrics.reporter.prom.factory.class",
+            "org.apache.flink.metrics.prometheus.PrometheusReporterFactory")
+        .containsEntry("metrics.reporter.prom.port", "9249");
     assertThat((String) flink.get("execution.checkpointing.dir")).startsWith("s3://");
     assertThat((String) flink.get("execution.checkpointing.savepoint-dir")).startsWith("s3://");
   }
