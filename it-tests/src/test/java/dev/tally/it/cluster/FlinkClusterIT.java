@@ -222,7 +222,6 @@ class FlinkClusterIT {
       this.topic = "tx-" + name;
       this.dlq = topic + ".dlq";
       stack.kafka().createTopic(topic, SpendingDataset.PARTITIONS, Map.of("retention.ms", "-1"));
-      stack.kafka().createTopic(dlq, 1, Map.of("retention.ms", "-1"));
     }
 
     TallyJobLauncher job(boolean bounded) {
