@@ -1,6 +1,8 @@
 package dev.tally.runtime;
 
+import dev.tally.adapters.kafka.DeadLetterSizing;
 import dev.tally.adapters.kafka.TransactionTimeoutCheck;
+import dev.tally.ports.config.InvalidConfigException;
 import dev.tally.runtime.cli.CommandLines;
 import dev.tally.runtime.cli.ConfigArguments;
 import dev.tally.runtime.cli.HelpOption;
@@ -114,6 +116,7 @@ public final class TallyMain implements Callable<Integer> {
     }
     LOG.info("{}", effective);
     checkDeadLetterTransactionTimeout(config);
+    config = sizeDeadLetters(config);
 
     TallyJob job = TallyModules.injector(config).getInstance(TallyJob.class);
     Configuration flink = job.configuration();
@@ -121,6 +124,19 @@ public final class TallyMain implements Callable<Integer> {
     job.attachTo(env);
     env.execute(config.job().name());
     return 0;
+  }
+
+  /**
+   * Sizes the dead-letter path for the largest record the source topics can hold (docs/behaviour.md
+   * "Record size"); fails the start naming every setting too small.
+   */
+  private static TallyConfig sizeDeadLetters(TallyConfig config) {
+    try {
+      return config.withDeadLetter(
+          DeadLetterSizing.sizeFor(config.kafka().deadLetter(), config.kafka().source()));
+    } catch (InvalidConfigException e) {
+      throw new ConfigurationException(e.problems());
+    }
   }
 
   /**

@@ -130,6 +130,17 @@ public record DeadLetterConfig(
         () -> new DeadLetterConfig(bootstrap, topic, prefix, timeout, pool, producer));
   }
 
+  /** This configuration with other producer properties, e.g. sized by {@link DeadLetterSizing}. */
+  public DeadLetterConfig withProducerProperties(Map<String, String> properties) {
+    return new DeadLetterConfig(
+        bootstrapServers,
+        topic,
+        transactionalIdPrefix,
+        transactionTimeout,
+        poolTransactionalIds,
+        properties);
+  }
+
   /** A builder with every key's declared default; the topic is that of the default source topic. */
   public static Builder builder() {
     return new Builder();

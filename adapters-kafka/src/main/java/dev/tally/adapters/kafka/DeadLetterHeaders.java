@@ -24,5 +24,14 @@ public final class DeadLetterHeaders {
   /** Its Kafka record timestamp in epoch milliseconds ({@code -1} when it had none). */
   public static final String SOURCE_TIMESTAMP = "tally.source.timestamp";
 
+  /**
+   * Present only on a dead letter too large to send whole (docs/behaviour.md "Record size"): what
+   * was left out, {@code value} or {@code key,value}. Without it, key and value are the original's.
+   */
+  public static final String OMITTED = "tally.omitted";
+
+  /** With {@link #OMITTED}: the sizes of the original and the limit it exceeded, as text. */
+  public static final String OMITTED_DETAIL = "tally.omitted.detail";
+
   private DeadLetterHeaders() {}
 }

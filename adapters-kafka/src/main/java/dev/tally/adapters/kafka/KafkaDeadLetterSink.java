@@ -11,6 +11,10 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 /**
  * The {@link RejectedRecordSink} port on Flink's transactional {@code KafkaSink}: exactly-once dead
  * letters.
+ *
+ * <p>Its producer properties come sized for the source topics by {@link DeadLetterSizing#sizeFor},
+ * which the job's start runs; each dead letter's size is decided against them and the topic's limit
+ * before it is sent ({@link DeadLetterSerializationSchema}).
  */
 final class KafkaDeadLetterSink implements RejectedRecordSink {
 
@@ -36,7 +40,11 @@ final class KafkaDeadLetterSink implements RejectedRecordSink {
     return KafkaSink.<RejectedRecord>builder()
         .setBootstrapServers(options.bootstrapServers())
         .setKafkaProducerConfig(producer)
-        .setRecordSerializer(new DeadLetterSerializationSchema(options.topic()))
+        .setRecordSerializer(
+            new DeadLetterSerializationSchema(
+                options.topic(),
+                DeadLetterSizing.producerLimit(options.producerProperties()),
+                DeadLetterSizing.adminProperties(options)))
         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
         .setTransactionalIdPrefix(options.transactionalIdPrefix())
         .setTransactionNamingStrategy(

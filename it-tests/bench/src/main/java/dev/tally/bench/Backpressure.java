@@ -109,7 +109,6 @@ final class Backpressure {
       throws Exception {
     String topic = "bench-backpressure-" + mode;
     stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
-    stack.kafka().createTopic(topic + ".dlq", 1, Map.of("retention.ms", "-1"));
     Path dir = Files.createDirectories(work.resolve(mode));
     Path config =
         JobRuns.writeConfig(

@@ -148,7 +148,6 @@ public final class Bench implements Callable<Integer> {
       // The seed's topic name: its SQL script reads this topic and no other.
       String topic = "financial-transactions";
       stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
-      stack.kafka().createTopic(topic + ".dlq", 1, Map.of("retention.ms", "-1"));
       long window = 3_600_000L;
       long span = o.hours * window;
       // Event time ends two hours in the past, on an hour boundary: no record is ahead of the

@@ -74,7 +74,6 @@ final class Freshness {
     try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
       String topic = "bench-live";
       stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
-      stack.kafka().createTopic(topic + ".dlq", 1, Map.of("retention.ms", "-1"));
       Path dir = Files.createDirectories(work.resolve("tally"));
       Path config =
           JobRuns.writeConfig(dir, stack, topic, TABLE, o.parallelism, o.checkpointInterval);

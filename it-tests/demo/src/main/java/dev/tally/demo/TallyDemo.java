@@ -152,7 +152,6 @@ public final class TallyDemo implements Callable<Integer> {
     try {
       say("Stack up in " + stack.startup().toMillis() + " ms:\n" + indent(stack.describe()));
       stack.kafka().createTopic(TOPIC, 4, Map.of("retention.ms", "-1"));
-      stack.kafka().createTopic(DLQ, 1, Map.of("retention.ms", "-1"));
 
       Path config = writeConfig(work, stack);
       job = startJob(work, jobJar, flinkLib, config, stack);

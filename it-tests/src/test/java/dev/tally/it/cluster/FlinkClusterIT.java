@@ -221,8 +221,7 @@ class FlinkClusterIT {
       this.data = data;
       this.topic = "tx-" + name;
       this.dlq = topic + ".dlq";
-      stack.kafka().createTopic(topic, SpendingDataset.PARTITIONS, Map.of("retention.ms", "-1"));
-      stack.kafka().createTopic(dlq, 1, Map.of("retention.ms", "-1"));
+      stack.kafka().createTopic(topic, SpendingDataset.PARTITIONS, SpendingDataset.TOPIC_CONFIG);
     }
 
     TallyJobLauncher job(boolean bounded) {

@@ -4,6 +4,7 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
+import dev.tally.it.oracle.SpendingDataset;
 import dev.tally.stack.LoopbackPorts;
 import dev.tally.stack.TallyYaml;
 import java.net.URI;
@@ -155,7 +156,7 @@ final class ContainerInfrastructure implements Infrastructure {
       admin
           .createTopics(
               List.of(
-                  new NewTopic(name, partitions, (short) 1).configs(Map.of("retention.ms", "-1"))))
+                  new NewTopic(name, partitions, (short) 1).configs(SpendingDataset.TOPIC_CONFIG)))
           .all()
           .get(60, TimeUnit.SECONDS);
     } catch (Exception e) {

@@ -1,5 +1,6 @@
 package dev.tally.it.eo;
 
+import dev.tally.it.oracle.SpendingDataset;
 import dev.tally.stack.LocalStack;
 import dev.tally.stack.TallyYaml;
 import java.nio.file.Path;
@@ -54,7 +55,7 @@ final class EmbeddedInfrastructure implements Infrastructure {
 
   @Override
   public void createTopic(String name, int partitions) {
-    stack.kafka().createTopic(name, partitions, Map.of("retention.ms", "-1"));
+    stack.kafka().createTopic(name, partitions, SpendingDataset.TOPIC_CONFIG);
   }
 
   @Override

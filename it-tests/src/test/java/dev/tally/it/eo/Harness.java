@@ -5,6 +5,7 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Stage;
 import com.google.inject.util.Modules;
+import dev.tally.adapters.kafka.DeadLetterSizing;
 import dev.tally.adapters.kafka.KafkaSourceModule;
 import dev.tally.it.Await;
 import dev.tally.it.oracle.DeadLetterReader;
@@ -194,7 +195,7 @@ final class Harness implements AutoCloseable {
       this.table = "spending_" + name.replaceAll("[^a-z0-9]", "_");
       this.dlq = topic + "." + name + ".dlq";
       this.group = "tally-" + name;
-      infrastructure.createTopic(dlq, 1);
+      // The dead-letter topic is the job's to create, sized for the source topic's records.
       this.config =
           TallyYaml.builder(infrastructure.services())
               .topic(topic)
@@ -227,7 +228,11 @@ final class Harness implements AutoCloseable {
       if (restoreFrom != null) {
         settings.add("kafka.source.bounded=false");
       }
-      TallyConfig tally = TallyConfig.read(ConfigSource.load(config, settings, System::getenv));
+      TallyConfig read = TallyConfig.read(ConfigSource.load(config, settings, System::getenv));
+      // As TallyMain's start does: the dead-letter path sized for the source topic.
+      TallyConfig tally =
+          read.withDeadLetter(
+              DeadLetterSizing.sizeFor(read.kafka().deadLetter(), read.kafka().source()));
       Injector injector;
       if (fault == null) {
         injector = TallyModules.injector(tally);

@@ -35,7 +35,7 @@ interface Infrastructure extends AutoCloseable {
 
   String s3SecretKey();
 
-  /** Creates a topic that keeps its records forever ({@code retention.ms=-1}). */
+  /** Creates a topic for a dataset ({@link dev.tally.it.oracle.SpendingDataset#TOPIC_CONFIG}). */
   void createTopic(String name, int partitions);
 
   /**

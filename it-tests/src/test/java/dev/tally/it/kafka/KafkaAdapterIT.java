@@ -8,6 +8,7 @@ import com.google.inject.Injector;
 import com.google.inject.Stage;
 import dev.tally.adapters.kafka.DeadLetterConfig;
 import dev.tally.adapters.kafka.DeadLetterHeaders;
+import dev.tally.adapters.kafka.DeadLetterSizing;
 import dev.tally.adapters.kafka.KafkaDeadLetterModule;
 import dev.tally.adapters.kafka.KafkaSourceConfig;
 import dev.tally.adapters.kafka.KafkaSourceModule;
@@ -19,6 +20,7 @@ import dev.tally.domain.rejection.RejectionReason;
 import dev.tally.domain.transaction.SourcedTransaction;
 import dev.tally.domain.transaction.Transaction;
 import dev.tally.domain.transaction.TransactionField;
+import dev.tally.it.support.CommittedRecords;
 import dev.tally.ports.in.TransactionSource;
 import dev.tally.ports.in.TransactionStreams;
 import dev.tally.ports.out.RejectedRecordSink;
@@ -48,13 +50,10 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -124,7 +123,7 @@ class KafkaAdapterIT {
     String topic = "tx-" + UUID.randomUUID();
     String dlq = DeadLetterConfig.defaultTopicFor(topic);
     broker.createTopic(topic, PARTITIONS, Map.of("retention.ms", "-1"));
-    broker.createTopic(dlq, 1, Map.of("retention.ms", "-1"));
+    // The dead-letter topic is the sink's to create, sized for the source topic.
 
     List<Input> inputs = new ArrayList<>();
     // Window [10:00, 11:00): alice in EUR on partitions 0, 1 and 2; bob in USD on partition 1.
@@ -202,24 +201,29 @@ class KafkaAdapterIT {
     produce(topic, inputs);
 
     StreamExecutionEnvironment env = environment();
+    KafkaSourceConfig source =
+        KafkaSourceConfig.builder()
+            .bootstrapServers(broker.bootstrapServers())
+            .topics(List.of(topic))
+            .groupId("it-" + topic)
+            .startupMode(StartupMode.EARLIEST)
+            .idleTimeout(Duration.ofSeconds(2))
+            .build();
+    // As the job's start does: sized for the source topic, the dead-letter topic created.
+    DeadLetterConfig deadLetterConfig =
+        DeadLetterSizing.sizeFor(
+            DeadLetterConfig.builder()
+                .bootstrapServers(broker.bootstrapServers())
+                .topic(dlq)
+                .transactionalIdPrefix("it-" + topic)
+                .transactionTimeout(Duration.ofMinutes(1))
+                .build(),
+            source);
     Injector injector =
         Guice.createInjector(
             Stage.PRODUCTION,
-            new KafkaSourceModule(
-                KafkaSourceConfig.builder()
-                    .bootstrapServers(broker.bootstrapServers())
-                    .topics(List.of(topic))
-                    .groupId("it-" + topic)
-                    .startupMode(StartupMode.EARLIEST)
-                    .idleTimeout(Duration.ofSeconds(2))
-                    .build()),
-            new KafkaDeadLetterModule(
-                DeadLetterConfig.builder()
-                    .bootstrapServers(broker.bootstrapServers())
-                    .topic(dlq)
-                    .transactionalIdPrefix("it-" + topic)
-                    .transactionTimeout(Duration.ofMinutes(1))
-                    .build()));
+            new KafkaSourceModule(source),
+            new KafkaDeadLetterModule(deadLetterConfig));
     TransactionStreams streams = injector.getInstance(TransactionSource.class).open(env);
     injector.getInstance(RejectedRecordSink.class).attach(streams.rejected());
     DataStream<String> windows = hourlyTotals(streams.accepted());
@@ -231,14 +235,15 @@ class KafkaAdapterIT {
         fired.put(row.substring(0, row.indexOf('@')), row);
       }
       // Dead letters become visible once a checkpoint commits their Kafka transaction.
-      List<ConsumerRecord<byte[], byte[]>> deadLetters = readCommitted(dlq, 5);
+      List<ConsumerRecord<byte[], byte[]>> deadLetters =
+          CommittedRecords.read(broker.bootstrapServers(), dlq, 5);
 
       assertThat(fired)
           .containsEntry("alice/EUR", "alice/EUR@2026-01-15T10:00:00Z sum=3200 count=3")
           .containsEntry("bob/USD", "bob/USD@2026-01-15T10:00:00Z sum=777 count=1");
       assertThat(deadLetters).hasSize(5);
       assertThat(deadLetters)
-          .extracting(r -> header(r, DeadLetterHeaders.REASON))
+          .extracting(r -> CommittedRecords.header(r, DeadLetterHeaders.REASON))
           .containsExactlyInAnyOrder(
               RejectionReason.MALFORMED.name(),
               RejectionReason.MISSING_FIELD.name(),
@@ -248,18 +253,19 @@ class KafkaAdapterIT {
       assertThat(deadLetters)
           .extracting(
               r ->
-                  header(r, DeadLetterHeaders.SOURCE_PARTITION)
+                  CommittedRecords.header(r, DeadLetterHeaders.SOURCE_PARTITION)
                       + "@"
-                      + header(r, DeadLetterHeaders.SOURCE_OFFSET))
+                      + CommittedRecords.header(r, DeadLetterHeaders.SOURCE_OFFSET))
           .doesNotHaveDuplicates();
       for (ConsumerRecord<byte[], byte[]> deadLetter : deadLetters) {
         Input original = findOriginal(inputs, deadLetter);
         assertThat(deadLetter.key()).isEqualTo(original.key());
         assertThat(deadLetter.value()).isEqualTo(original.value());
-        assertThat(header(deadLetter, DeadLetterHeaders.SOURCE_TOPIC)).isEqualTo(topic);
-        assertThat(header(deadLetter, DeadLetterHeaders.SOURCE_TIMESTAMP))
+        assertThat(CommittedRecords.header(deadLetter, DeadLetterHeaders.SOURCE_TOPIC))
+            .isEqualTo(topic);
+        assertThat(CommittedRecords.header(deadLetter, DeadLetterHeaders.SOURCE_TIMESTAMP))
             .isEqualTo(Long.toString(original.recordTime().toEpochMilli()));
-        assertThat(header(deadLetter, DeadLetterHeaders.MESSAGE)).isNotBlank();
+        assertThat(CommittedRecords.header(deadLetter, DeadLetterHeaders.MESSAGE)).isNotBlank();
       }
     }
   }
@@ -369,39 +375,6 @@ class KafkaAdapterIT {
             .get();
       }
     }
-  }
-
-  /**
-   * Reads the topic with read_committed until {@code expected} records arrived, then a little
-   * longer for extras.
-   */
-  private static List<ConsumerRecord<byte[], byte[]>> readCommitted(String topic, int expected) {
-    Properties props = new Properties();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
-    props.put(ConsumerConfig.GROUP_ID_CONFIG, "reader-" + UUID.randomUUID());
-    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(
-        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
-      consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-      while (records.size() < expected && System.nanoTime() < deadline) {
-        consumer.poll(Duration.ofMillis(500)).forEach(records::add);
-      }
-      // Further checkpoints commit further transactions; a duplicate would show up here.
-      long extra = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-      while (System.nanoTime() < extra) {
-        consumer.poll(Duration.ofMillis(500)).forEach(records::add);
-      }
-    }
-    return records;
-  }
-
-  private static String header(ConsumerRecord<byte[], byte[]> record, String key) {
-    return new String(record.headers().lastHeader(key).value(), StandardCharsets.UTF_8);
   }
 
   private static Input findOriginal(List<Input> inputs, ConsumerRecord<byte[], byte[]> deadLetter) {

@@ -35,6 +35,10 @@ import java.util.TreeMap;
  *       MISSING_FIELD}, {@code INVALID_FIELD} (several forms each), {@code FUTURE_TIMESTAMP}
  *       (judged against the record timestamp), and {@code AMOUNT_OVERFLOW} (two amounts of one
  *       window whose sum leaves the 64-bit range).
+ *   <li>Oversized records ({@code MALFORMED}): values of 1 MiB + 1 byte, between that and 2 MiB,
+ *       and 2 MiB, over the record size limit; and one just under 1 MiB that is no JSON, too large
+ *       for a dead-letter producer of 1 MiB requests once the headers are added. Topics for them
+ *       need {@link #TOPIC_CONFIG}, and a producer of {@link #MAX_RECORD_BYTES} requests.
  *   <li>Five currencies, refunds, and every accepted timestamp form.
  * </ul>
  *
@@ -54,6 +58,19 @@ public final class SpendingDataset {
           "FUTURE_TIMESTAMP",
           "CONFLICTING_DUPLICATE",
           "AMOUNT_OVERFLOW");
+
+  /** The largest value in any dataset: 2 MiB. */
+  public static final int MAX_RECORD_BYTES = 2 * 1024 * 1024;
+
+  /**
+   * The configuration of a topic for a dataset: records kept forever, batches of up to twice the
+   * largest record.
+   */
+  public static final Map<String, String> TOPIC_CONFIG =
+      Map.of("retention.ms", "-1", "max.message.bytes", Integer.toString(2 * MAX_RECORD_BYTES));
+
+  /** The record size limit of docs/behaviour.md "Record size": 1 MiB. */
+  private static final int RECORD_LIMIT = 1024 * 1024;
 
   /** Event time of the first event; in the past (see above). */
   public static final Instant BASE = Instant.parse("2026-01-15T00:00:00Z");
@@ -159,6 +176,9 @@ public final class SpendingDataset {
     // Duplicates wait a few records (at most ~10 steps, well inside the 5 s bound) in their queue.
     Deque<long[]> pendingAt = new ArrayDeque<>();
     Deque<Input> pending = new ArrayDeque<>();
+    // Its own sequence, so the other records stay what they were for a seed.
+    Random oversizedSizes = new Random(seed ^ 0x0BADC0FFEEL);
+    int fifth = shape.events() / 5;
     int bad = 0;
     for (int i = 0; i < shape.events(); i++) {
       long t = base + i * step;
@@ -170,6 +190,9 @@ public final class SpendingDataset {
       if (i == shape.events() / 2) {
         // Before any branch that ends the iteration early, so every dataset has them.
         overflow(t, random);
+      }
+      if (fifth > 0 && i > 0 && i % fifth == 0 && i / fifth <= 4) {
+        oversized(i / fifth, i, t, oversizedSizes);
       }
       int user = random.nextInt(shape.users());
       String userId = "user-" + user;
@@ -247,6 +270,29 @@ public final class SpendingDataset {
       add(p, userId, json("w3-" + seed + "-" + p, userId, -5, "CHF", t, random), t, null);
       count(userId, "CHF", t, -5);
     }
+  }
+
+  /**
+   * The n-th oversized record (1..4), of a user of its own on partition {@code n}: a valid
+   * transaction padded by an unknown field to its size (over the limit, so the size is its only
+   * fault), or, the fourth, just under the limit and not closed.
+   */
+  private void oversized(int n, int i, long t, Random sizes) {
+    int size =
+        switch (n) {
+          case 1 -> RECORD_LIMIT + 1;
+          case 2 -> RECORD_LIMIT + 2 + sizes.nextInt(MAX_RECORD_BYTES - RECORD_LIMIT - 2);
+          case 3 -> MAX_RECORD_BYTES;
+          default -> RECORD_LIMIT - 1 - sizes.nextInt(512);
+        };
+    String userId = "big-" + n;
+    String head =
+        json("o-" + seed + "-" + i, userId, 1, "EUR", t, null).replaceFirst("}$", "")
+            + ",\"padding\":\"";
+    String tail = n == 4 ? "\"" : "\"}";
+    int padding = size - bytes(head).length - bytes(tail).length;
+    byte[] value = bytes(head + "p".repeat(padding) + tail);
+    add(n % PARTITIONS, userId, value, t, "MALFORMED");
   }
 
   private record BadRecord(byte[] value, String reason) {}

@@ -75,6 +75,10 @@ public final class TopicWriter {
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     props.put(ProducerConfig.BATCH_SIZE_CONFIG, "131072");
+    // A dataset's oversized records, and room for their batch.
+    props.put(
+        ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
+        Integer.toString(2 * SpendingDataset.MAX_RECORD_BYTES));
     // One request in flight: right after a topic's creation the broker may answer the first batches
     // NOT_LEADER_OR_FOLLOWER, and with several in flight the idempotent producer's retry then ran
     // into OutOfOrderSequenceException until its delivery timeout (Kafka 4.2, a busy machine).

@@ -98,7 +98,6 @@ class SqlPipelineIT {
     catalog = new RESTCatalog();
     catalog.initialize("reader", stack.catalog().clientProperties());
     stack.kafka().createTopic(TOPIC, PARTITIONS, Map.of("retention.ms", "-1"));
-    stack.kafka().createTopic(TOPIC + ".dlq", 1, Map.of("retention.ms", "-1"));
 
     // What the examples read from the environment; a bounded read from the first offset, so that
     // each job ends after the input, every window fired and the last checkpoint committed.

@@ -40,6 +40,22 @@ public record TallyConfig(
     effective = Collections.unmodifiableMap(new TreeMap<>(effective));
   }
 
+  /**
+   * This configuration with another dead-letter sink, e.g. sized at start by {@code
+   * DeadLetterSizing}.
+   */
+  public TallyConfig withDeadLetter(DeadLetterConfig deadLetter) {
+    return new TallyConfig(
+        new KafkaConfig(kafka.source(), deadLetter),
+        iceberg,
+        aggregation,
+        state,
+        checkpoints,
+        restart,
+        job,
+        effective);
+  }
+
   /** The effective configuration as log text, one key per line, secrets masked. */
   public String describe() {
     StringBuilder text = new StringBuilder("Effective configuration (secrets masked):");
