@@ -68,7 +68,7 @@ final class IcebergSpendingSink implements SpendingSink {
     // gives, so state and metrics line up.
     PartitionChannel channel =
         options.distribution() == WriteDistribution.HASH ? PartitionChannel.forTable(table) : null;
-    rows.sinkTo(TallyIcebergSink.wrap(builder, channel))
+    rows.sinkTo(TallyIcebergSink.wrap(builder, channel, IcebergCatalogs.tableLoader(options)))
         .uid(options.uidSuffix())
         .name(options.uidSuffix())
         .setParallelism(

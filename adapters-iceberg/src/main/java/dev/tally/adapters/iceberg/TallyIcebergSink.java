@@ -3,9 +3,11 @@ package dev.tally.adapters.iceberg;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.flink.api.common.SupportsConcurrentExecutionAttempts;
-import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -17,6 +19,7 @@ import org.apache.flink.api.connector.sink2.SupportsCommitter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
@@ -28,6 +31,8 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.transformations.PartitionTransformation;
 import org.apache.flink.streaming.runtime.partitioner.GlobalPartitioner;
 import org.apache.flink.table.data.RowData;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.IcebergSink;
 
 /**
@@ -47,7 +52,9 @@ import org.apache.iceberg.flink.sink.IcebergSink;
  *       committable "checkpoint 1", which Iceberg's committer then skips as already committed: a
  *       bounded run that fails over near its end would lose its last rows (docs/exactly-once.md).
  *       With the anchor, the task is restored with the checkpoint id, and the aggregator labels the
- *       final committable with the next one.
+ *       final committable with the next one. The anchor also records the ids of the jobs its state
+ *       went through, and on a restore or a start refuses what Iceberg's committer cannot do
+ *       exactly ({@link RestoreLineage}).
  * </ol>
  *
  * <p>The Iceberg sink is built with {@code IcebergSink.Builder}'s package-private {@code build()},
@@ -77,10 +84,12 @@ final class TallyIcebergSink<C, W>
 
   private final IcebergSink iceberg;
   private final PartitionChannel channel;
+  private final TableLoader tableLoader;
 
-  private TallyIcebergSink(IcebergSink iceberg, PartitionChannel channel) {
+  private TallyIcebergSink(IcebergSink iceberg, PartitionChannel channel, TableLoader tableLoader) {
     this.iceberg = iceberg;
     this.channel = channel;
+    this.tableLoader = tableLoader;
   }
 
   /**
@@ -88,9 +97,11 @@ final class TallyIcebergSink<C, W>
    *
    * @param builder a configured {@code IcebergSink} builder; its {@code append()} is not called
    * @param channel how rows are keyed to writers, or {@code null} for Iceberg's own distribution
+   * @param tableLoader the sink's table, which the anchor checks a start against
    */
-  static TallyIcebergSink<?, ?> wrap(IcebergSink.Builder builder, PartitionChannel channel) {
-    return new TallyIcebergSink<>(build(builder), channel);
+  static TallyIcebergSink<?, ?> wrap(
+      IcebergSink.Builder builder, PartitionChannel channel, TableLoader tableLoader) {
+    return new TallyIcebergSink<>(build(builder), channel, tableLoader);
   }
 
   private static IcebergSink build(IcebergSink.Builder builder) {
@@ -162,7 +173,7 @@ final class TallyIcebergSink<C, W>
     Transformation aggregator = global.getInputs().get(0);
     DataStream aggregated = new DataStream(toCommitter.getExecutionEnvironment(), aggregator);
     return aggregated
-        .map(new CheckpointAnchor())
+        .map(new CheckpointAnchor(tableLoader))
         .returns(aggregated.getType())
         .uid(ANCHOR_UID)
         .name("Iceberg pre-commit checkpoint anchor")
@@ -187,16 +198,30 @@ final class TallyIcebergSink<C, W>
   }
 
   /**
-   * Passes committables through unchanged; its only job is to give the aggregator's task state, so
-   * that a restored task learns its checkpoint id (see the class comment).
+   * Passes committables through unchanged. Its state gives the aggregator's task a restored
+   * checkpoint id (see the class comment), and records the job lineage with which it refuses, at
+   * start, a restore or start that Iceberg's committer cannot make exact ({@link RestoreLineage}):
+   * the job fails with a {@link SuppressRestartsException}, before any committable is processed,
+   * and is not restarted.
    */
-  static final class CheckpointAnchor implements MapFunction<Object, Object>, CheckpointedFunction {
+  static final class CheckpointAnchor extends RichMapFunction<Object, Object>
+      implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
 
     /** Name of the operator state; one value, the id of the last checkpoint taken. */
     static final String STATE = "last-checkpoint-id";
 
+    /** Name of the operator state holding the job ids the state went through, oldest first. */
+    static final String LINEAGE = "job-lineage";
+
+    private final TableLoader tableLoader;
     private transient ListState<Long> lastCheckpoint;
+    private transient ListState<String> lineageState;
+    private transient List<String> lineage;
+
+    CheckpointAnchor(TableLoader tableLoader) {
+      this.tableLoader = tableLoader;
+    }
 
     @Override
     public Object map(Object committable) {
@@ -206,6 +231,7 @@ final class TallyIcebergSink<C, W>
     @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
       lastCheckpoint.update(List.of(context.getCheckpointId()));
+      lineageState.update(lineage);
     }
 
     @Override
@@ -214,6 +240,38 @@ final class TallyIcebergSink<C, W>
           context
               .getOperatorStateStore()
               .getListState(new ListStateDescriptor<>(STATE, Types.LONG));
+      lineageState =
+          context
+              .getOperatorStateStore()
+              .getListState(new ListStateDescriptor<>(LINEAGE, Types.STRING));
+      String jobId = getRuntimeContext().getJobInfo().getJobId().toString();
+      List<String> restored = new ArrayList<>();
+      lineageState.get().forEach(restored::add);
+      long checkpoint = -1;
+      for (Long id : lastCheckpoint.get()) {
+        checkpoint = Math.max(checkpoint, id);
+      }
+      // A restored state without a lineage (written before it was recorded) is not checked.
+      if (!context.isRestored() || !restored.isEmpty()) {
+        check(jobId, context.isRestored() ? restored : null, checkpoint);
+      }
+      lineage = RestoreLineage.extend(restored, jobId);
+    }
+
+    private void check(String jobId, List<String> restored, long checkpoint) throws Exception {
+      Optional<String> refusal;
+      try (TableLoader loader = tableLoader.clone()) {
+        loader.open();
+        Table table = loader.loadTable();
+        refusal =
+            RestoreLineage.refusal(RestoreLineage.newestCommit(table), jobId, restored, checkpoint);
+      }
+      if (refusal.isPresent()) {
+        throw new SuppressRestartsException(
+            new IllegalStateException(
+                "The Iceberg sink cannot go on exactly, so the job does not start: "
+                    + refusal.get()));
+      }
     }
   }
 }

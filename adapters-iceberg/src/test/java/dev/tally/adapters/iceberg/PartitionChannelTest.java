@@ -132,7 +132,8 @@ class PartitionChannelTest {
             .upsert(false)
             .equalityFieldColumns(SpendingTable.IDENTIFIER_FIELDS);
 
-    TallyIcebergSink<?, ?> sink = TallyIcebergSink.wrap(builder, channel());
+    TallyIcebergSink<?, ?> sink =
+        TallyIcebergSink.wrap(builder, channel(), TableLoader.fromHadoopTable(table.location()));
 
     assertThat(sink.getCommittableSerializer()).isNotNull();
     assertThat(sink.getWriteResultSerializer()).isNotNull();

@@ -115,6 +115,12 @@ class ExactlyOnceIT {
     check(Scenario.SAVEPOINT_RESCALE);
   }
 
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aRollbackToAnOlderSavepointFailsAtStart() throws Exception {
+    check(Scenario.SAVEPOINT_ROLLBACK);
+  }
+
   private static void check(Scenario scenario) throws Exception {
     Scenario.Outcome outcome = scenario.run(harness, Seeds.forScenario(seed, scenario));
     OUTCOMES.add(outcome);

@@ -286,6 +286,20 @@ final class Harness implements AutoCloseable {
       return status(job).isGloballyTerminalState();
     }
 
+    /** Waits until the job ends, however it ends, and returns how it ended. */
+    JobStatus awaitEnded(JobID job) {
+      await("job " + job + " of " + name + " ends", JOB_TIMEOUT, () -> isTerminal(job));
+      return status(job);
+    }
+
+    /** Why the job failed, or null when it did not. */
+    Throwable failureCause(JobID job) {
+      return get(flink.requestJobResult(job))
+          .getSerializedThrowable()
+          .map(t -> t.deserializeError(getClass().getClassLoader()))
+          .orElse(null);
+    }
+
     /** Waits until the job ends; it must end FINISHED. */
     private void awaitFinished(JobID job) {
       await("job " + job + " of " + name + " finishes", JOB_TIMEOUT, () -> isTerminal(job));
@@ -357,7 +371,7 @@ final class Harness implements AutoCloseable {
       return stopWithSavepoint(job, false);
     }
 
-    private String stopWithSavepoint(JobID job, boolean drain) {
+    String stopWithSavepoint(JobID job, boolean drain) {
       return get(
           flink.stopWithSavepoint(
               job,
@@ -370,21 +384,22 @@ final class Harness implements AutoCloseable {
      * Ends an unbounded job as a bounded one would end: once the job has committed the topic's last
      * offsets (it read everything, and a completed checkpoint covers it), stop with a savepoint and
      * drain, which closes every window with the final watermark and commits the rest.
+     *
+     * @return the drained savepoint, null for a job that ended by itself
      */
-    void finishByDrain(JobID job) {
+    String finishByDrain(JobID job) {
       if (boundedJobs.contains(job)) {
         // A bounded job ends by itself, with the final watermark and the end of input.
         awaitFinished(job);
-        return;
+        return null;
       }
       await(
           "job " + job + " of " + name + " commits the last offsets",
           JOB_TIMEOUT,
           () -> isTerminal(job) || caughtUp());
-      if (!isTerminal(job)) {
-        stopWithSavepoint(job, true);
-      }
+      String savepoint = isTerminal(job) ? null : stopWithSavepoint(job, true);
       awaitFinished(job);
+      return savepoint;
     }
 
     /** Whether this run's consumer group has committed the end offset of every partition. */

@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Random;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.util.ExceptionUtils;
 
 /**
  * The fault scenarios of the exactly-once harness. Each takes its random points (record counts,
@@ -170,6 +172,38 @@ enum Scenario {
           .append(", p=3 after ")
           .append(second)
           .append(" more, then p=1 to the end");
+    }
+  },
+
+  /**
+   * (7) A rollback: stop with a savepoint, resume from it to the end, then restore the older
+   * savepoint again. That restore would redo what the table holds since; it must fail at start
+   * (FAILED, no restart) with the documented message, and leave table and dead letters exact.
+   */
+  SAVEPOINT_ROLLBACK {
+    @Override
+    void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
+      long first = 1 + random.nextInt(3);
+      JobID older = run.submit(2, null, null);
+      check(run.awaitCheckpoints(older, first), "the first job runs at checkpoint " + first);
+      String savepoint = run.stopWithSavepoint(older);
+      JobID resumed = run.submit(2, savepoint, null);
+      run.finishByDrain(resumed);
+      JobID rollback = run.submit(2, savepoint, null);
+      JobStatus ended = run.awaitEnded(rollback);
+      Throwable cause = run.failureCause(rollback);
+      String message = cause == null ? "" : ExceptionUtils.stringifyException(cause);
+      if (ended != JobStatus.FAILED
+          || run.restarted(rollback)
+          || !message.contains("the table has a commit made after the restored state was taken")) {
+        throw new AssertionError(
+            "the rollback to " + savepoint + " ended " + ended + " instead of failing at start",
+            cause);
+      }
+      notes
+          .append("stopped with a savepoint after checkpoint ")
+          .append(first)
+          .append(", resumed to the end, the rollback to the savepoint failed at start");
     }
   };
 

@@ -1,5 +1,6 @@
 package dev.tally.runtime.topology;
 
+import dev.tally.domain.spending.StateSettings;
 import dev.tally.domain.window.TumblingWindows;
 import java.io.Serializable;
 import java.time.Duration;
@@ -85,6 +86,14 @@ public record AggregationSettings(
         Duration.ZERO,
         Duration.ofHours(24),
         Duration.ZERO);
+  }
+
+  /**
+   * The settings the aggregation's state is built with, which a restore must match
+   * (docs/behaviour.md "Upgrades and restores"); early firing and write-back change no state.
+   */
+  public StateSettings stateSettings() {
+    return StateSettings.of(windows, allowedLateness, dedupeRetention);
   }
 
   /** Whether early firing is on. */

@@ -3,6 +3,7 @@ package dev.tally.runtime.topology;
 import dev.tally.domain.rejection.RejectedRecord;
 import dev.tally.domain.spending.Firing;
 import dev.tally.domain.spending.OpenWindow;
+import dev.tally.domain.spending.StateSettings;
 import dev.tally.domain.spending.UserLedger;
 import dev.tally.domain.spending.Verdict;
 import dev.tally.domain.spending.WindowedSpending;
@@ -63,11 +64,13 @@ final class SpendingAggregator
   private final long windowSize;
   private final long retention;
   private final long earlyFiringInterval;
+  private final StateSettings stateSettings;
 
   private transient SeenTransactions seen;
   private transient OpenWindowsState open;
   private transient int writeBackCapacity;
   private transient WatermarkFloor watermarks;
+  private transient RestoreGuard restoreGuard;
   private transient AggregationMetrics metrics;
 
   SpendingAggregator(AggregationSettings settings) {
@@ -75,6 +78,7 @@ final class SpendingAggregator
     this.windowSize = settings.windows().size().toMillis();
     this.retention = settings.dedupeRetention().toMillis();
     this.earlyFiringInterval = settings.earlyFiringInterval().toMillis();
+    this.stateSettings = settings.stateSettings();
   }
 
   @Override
@@ -215,11 +219,14 @@ final class SpendingAggregator
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
     watermarks = WatermarkFloor.restore(context.getOperatorStateStore());
+    // Before anything is processed: a restore that cannot be exact fails the job here.
+    restoreGuard = RestoreGuard.check(context, stateSettings, watermarks.restoredFloor());
   }
 
   @Override
   public void snapshotState(FunctionSnapshotContext context) throws Exception {
     watermarks.snapshot();
+    restoreGuard.snapshot();
   }
 
   /**

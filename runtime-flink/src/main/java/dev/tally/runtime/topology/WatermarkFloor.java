@@ -54,6 +54,11 @@ final class WatermarkFloor {
     return Math.max(live, floor);
   }
 
+  /** The floor restored from the checkpoint, {@code Long.MIN_VALUE} for a fresh start. */
+  long restoredFloor() {
+    return floor;
+  }
+
   /**
    * The largest live watermark seen since the start or restore, {@code Long.MIN_VALUE} for none.
    */

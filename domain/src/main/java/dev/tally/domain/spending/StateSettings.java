@@ -1,0 +1,121 @@
+package dev.tally.domain.spending;
+
+import dev.tally.domain.window.TumblingWindows;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The settings an aggregation state was built with, recorded in that state, and the rule that
+ * decides whether restored state can go on exactly under the configured settings (docs/behaviour.md
+ * "Upgrades and restores").
+ *
+ * @param values each setting's value in a canonical text form (a duration in ISO-8601, {@link
+ *     Duration#toString()}); a record written before a setting existed lacks it
+ */
+public record StateSettings(Map<StateSetting, String> values) implements Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  public StateSettings {
+    Objects.requireNonNull(values, "values");
+    EnumMap<StateSetting, String> copy = new EnumMap<>(StateSetting.class);
+    values.forEach(
+        (setting, value) ->
+            copy.put(Objects.requireNonNull(setting, "setting"), Objects.requireNonNull(value)));
+    values = Collections.unmodifiableMap(copy);
+  }
+
+  /** The settings of an aggregation with these windows, lateness and dedupe retention. */
+  public static StateSettings of(
+      TumblingWindows windows, Duration allowedLateness, Duration dedupeRetention) {
+    EnumMap<StateSetting, String> values = new EnumMap<>(StateSetting.class);
+    values.put(StateSetting.WINDOW_SIZE, windows.size().toString());
+    values.put(StateSetting.WINDOW_OFFSET, windows.offset().toString());
+    values.put(StateSetting.ALLOWED_LATENESS, allowedLateness.toString());
+    values.put(StateSetting.DEDUPE_RETENTION, dedupeRetention.toString());
+    return new StateSettings(values);
+  }
+
+  /**
+   * Whether state can be restored under these (the configured) settings, and if not, every reason.
+   *
+   * @param recorded the settings recorded in the restored state, one per subtask that wrote it;
+   *     empty for state written before settings were recorded, which is taken as built with the
+   *     configured ones (nothing says otherwise)
+   * @param restoredWatermark the event time the restored state had passed, {@code Long.MIN_VALUE}
+   *     for none; {@code Long.MAX_VALUE} is the end of input: the final watermark fired every
+   *     window
+   */
+  public RestoreVerdict restoring(Collection<StateSettings> recorded, long restoredWatermark) {
+    Set<RestoreVerdict.Problem> problems = new LinkedHashSet<>();
+    if (restoredWatermark == Long.MAX_VALUE) {
+      problems.add(new RestoreVerdict.InputEnded());
+    }
+    for (StateSettings before : recorded) {
+      for (Map.Entry<StateSetting, String> now : values.entrySet()) {
+        String then = before.values.get(now.getKey());
+        // A setting the record lacks was not recorded by the code that wrote it: no evidence.
+        if (then != null && !then.equals(now.getValue())) {
+          problems.add(new RestoreVerdict.SettingChanged(now.getKey(), then, now.getValue()));
+        }
+      }
+    }
+    return problems.isEmpty()
+        ? RestoreVerdict.EXACT
+        : new RestoreVerdict.Refused(new ArrayList<>(problems));
+  }
+
+  /** The verdict on a restore: it goes on exactly, or it is refused with every reason. */
+  public sealed interface RestoreVerdict permits RestoreVerdict.Exact, RestoreVerdict.Refused {
+
+    /** The one {@link Exact}. */
+    Exact EXACT = new Exact();
+
+    /** The restored state goes on exactly as an uninterrupted run under the configured settings. */
+    record Exact() implements RestoreVerdict {}
+
+    /** The restored state cannot go on exactly; {@code problems} says why, at least one reason. */
+    record Refused(List<Problem> problems) implements RestoreVerdict {
+      public Refused {
+        problems = List.copyOf(problems);
+        if (problems.isEmpty()) {
+          throw new IllegalArgumentException("a refusal has a reason");
+        }
+      }
+    }
+
+    /** One reason for a refusal. */
+    sealed interface Problem permits SettingChanged, InputEnded {}
+
+    /**
+     * The state was built with another value of {@code setting}.
+     *
+     * @param recorded the value the state was built with, canonical text
+     * @param configured the configured value, canonical text
+     */
+    record SettingChanged(StateSetting setting, String recorded, String configured)
+        implements Problem {
+      public SettingChanged {
+        Objects.requireNonNull(setting, "setting");
+        Objects.requireNonNull(recorded, "recorded");
+        Objects.requireNonNull(configured, "configured");
+      }
+    }
+
+    /**
+     * The state was taken after the end of input (a stop with drain, or the end of a bounded run):
+     * the final watermark made every window final and emitted it, so every record after it would be
+     * {@code LATE}, and windows it emitted as final cannot take more records.
+     */
+    record InputEnded() implements Problem {}
+  }
+}
