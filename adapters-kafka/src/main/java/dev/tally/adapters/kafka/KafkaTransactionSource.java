@@ -75,15 +75,20 @@ final class KafkaTransactionSource implements TransactionSource {
     // A local, not the field: the supplier is serialized into the job graph and must not drag this
     // class along.
     Duration outOfOrderness = options.outOfOrderness();
-    WatermarkStrategy<DecodedRecord> strategy =
-        WatermarkStrategy.<DecodedRecord>forGenerator(
-                context -> new AcceptedEventsWatermarks(outOfOrderness))
-            .withTimestampAssigner(
-                (record, kafkaTimestamp) ->
-                    record.isAccepted()
-                        ? record.accepted().transaction().eventTimeMillis()
-                        : kafkaTimestamp);
-    return options.idleTimeout().isZero() ? strategy : strategy.withIdleness(options.idleTimeout());
+    Duration idleTimeout = options.idleTimeout();
+    // Idleness inside the generator, over accepted records only: WatermarkStrategy.withIdleness
+    // would count rejected records as activity (AcceptedEventsWatermarks says why that matters).
+    return WatermarkStrategy.<DecodedRecord>forGenerator(
+            context ->
+                idleTimeout.isZero()
+                    ? new AcceptedEventsWatermarks(outOfOrderness)
+                    : new AcceptedEventsWatermarks(
+                        outOfOrderness, idleTimeout, context.getInputActivityClock()))
+        .withTimestampAssigner(
+            (record, kafkaTimestamp) ->
+                record.isAccepted()
+                    ? record.accepted().transaction().eventTimeMillis()
+                    : kafkaTimestamp);
   }
 
   // OffsetResetStrategy is deprecated in kafka-clients 4 but is what this connector version's API
