@@ -115,6 +115,12 @@ class ExactlyOnceIT {
     check(Scenario.SAVEPOINT_RESCALE);
   }
 
+  @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aBoundedRunResumedFromASavepointEndsByItself() throws Exception {
+    check(Scenario.BOUNDED_RESUME);
+  }
+
   private static void check(Scenario scenario) throws Exception {
     Scenario.Outcome outcome = scenario.run(harness, Seeds.forScenario(seed, scenario));
     OUTCOMES.add(outcome);

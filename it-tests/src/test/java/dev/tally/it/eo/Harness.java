@@ -202,8 +202,7 @@ final class Harness implements AutoCloseable {
               .deadLetterTopic(dlq)
               .transactionalIdPrefix("tally-" + name + "-dlq")
               // Streaming, as in production, and finishByDrain ends each run; or, with
-              // -Dtally.eo.bounded=true, bounded as a backfill runs (resumed jobs still read
-              // unbounded: a resumed bounded KafkaSource never finishes, FLINK-31006).
+              // -Dtally.eo.bounded=true, bounded as a backfill runs, resumed jobs included.
               .bounded(BOUNDED)
               .table(table)
               .checkpointDirectory(dir.resolve("checkpoints"))
@@ -223,10 +222,7 @@ final class Harness implements AutoCloseable {
      */
     JobID submit(int parallelism, String restoreFrom, Fault fault, String... overrides)
         throws Exception {
-      List<String> settings = new ArrayList<>(List.of(overrides));
-      if (restoreFrom != null) {
-        settings.add("kafka.source.bounded=false");
-      }
+      List<String> settings = List.of(overrides);
       TallyConfig tally = TallyConfig.read(ConfigSource.load(config, settings, System::getenv));
       Injector injector;
       if (fault == null) {
