@@ -243,8 +243,9 @@ enum Scenario {
       Map<Rejection, Long> letters = new HashMap<>(run.produce(data.hourTen()));
       Path marker = run.dir.resolve("fault-fired");
       long after = data.beforeTheFailoverOnPartitionZero() + 1;
-      JobID job =
-          run.submit(2, null, new Fault(Fault.Kind.TASK_EXCEPTION, after, 0, marker.toString()));
+      Fault fault = new Fault(Fault.Kind.TASK_EXCEPTION, after, 0, marker.toString());
+      // Streaming whatever tally.eo.bounded says: the phases are produced while the job runs.
+      JobID job = run.submit(2, null, fault, "kafka.source.bounded=false");
       run.awaitCommittedWindow(job, IdleSubtaskData.TEN);
       letters.putAll(run.produce(data.hourEleven()));
       run.awaitCommittedWindow(job, IdleSubtaskData.ELEVEN);
