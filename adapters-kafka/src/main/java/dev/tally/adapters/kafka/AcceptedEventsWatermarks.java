@@ -4,12 +4,17 @@ import java.time.Duration;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.api.common.eventtime.WatermarksWithIdleness;
+import org.apache.flink.util.clock.RelativeClock;
 
 /**
- * Bounded out-of-orderness over accepted transactions only (docs/behaviour.md "Aggregation"). A
+ * Bounded out-of-orderness over accepted transactions only (docs/behaviour.md "Watermarks"). A
  * rejected record's timestamp says nothing about event-time progress, and a {@code
  * FUTURE_TIMESTAMP} record in particular must not drag the watermark forward: that is why it was
- * rejected.
+ * rejected. Nor is a rejected record a sign of activity: a partition that sends no accepted record
+ * for the idle timeout is idle, however many rejected ones it sends, so that a partition of nothing
+ * but bad records cannot hold every window open. That is why idleness is applied here, to the
+ * accepted records, and not by {@code WatermarkStrategy.withIdleness}, which counts every record.
  *
  * <p>Emits {@code maxEventTime - bound - 1}, Flink's convention (a watermark {@code W} promises no
  * more events at or before {@code W}). A window {@code [start, end)} therefore fires once {@code
@@ -18,24 +23,55 @@ import org.apache.flink.api.common.eventtime.WatermarkOutput;
  */
 final class AcceptedEventsWatermarks implements WatermarkGenerator<DecodedRecord> {
 
-  private final long boundMillis;
-  private long maxEventTime = Long.MIN_VALUE;
+  private final WatermarkGenerator<DecodedRecord> accepted;
 
+  /** Without idleness: a silent partition holds the watermark back for ever. */
   AcceptedEventsWatermarks(Duration outOfOrderness) {
-    this.boundMillis = outOfOrderness.toMillis();
+    this.accepted = new LargestEventTime(outOfOrderness.toMillis());
+  }
+
+  /**
+   * @param idleTimeout a partition without an accepted record this long is idle; positive
+   * @param inputActivityClock the source's clock for idleness (it stands still under backpressure)
+   */
+  AcceptedEventsWatermarks(
+      Duration outOfOrderness, Duration idleTimeout, RelativeClock inputActivityClock) {
+    this.accepted =
+        new WatermarksWithIdleness<>(
+            new LargestEventTime(outOfOrderness.toMillis()), idleTimeout, inputActivityClock);
   }
 
   @Override
   public void onEvent(DecodedRecord event, long eventTimestamp, WatermarkOutput output) {
-    if (event.isAccepted() && eventTimestamp > maxEventTime) {
-      maxEventTime = eventTimestamp;
+    if (event.isAccepted()) {
+      accepted.onEvent(event, eventTimestamp, output);
     }
   }
 
   @Override
   public void onPeriodicEmit(WatermarkOutput output) {
-    if (maxEventTime != Long.MIN_VALUE) {
-      output.emitWatermark(new Watermark(maxEventTime - boundMillis - 1));
+    accepted.onPeriodicEmit(output);
+  }
+
+  /** The largest event time seen, minus the bound and 1 ms; nothing before the first event. */
+  private static final class LargestEventTime implements WatermarkGenerator<DecodedRecord> {
+    private final long boundMillis;
+    private long maxEventTime = Long.MIN_VALUE;
+
+    LargestEventTime(long boundMillis) {
+      this.boundMillis = boundMillis;
+    }
+
+    @Override
+    public void onEvent(DecodedRecord event, long eventTimestamp, WatermarkOutput output) {
+      maxEventTime = Math.max(maxEventTime, eventTimestamp);
+    }
+
+    @Override
+    public void onPeriodicEmit(WatermarkOutput output) {
+      if (maxEventTime != Long.MIN_VALUE) {
+        output.emitWatermark(new Watermark(maxEventTime - boundMillis - 1));
+      }
     }
   }
 }

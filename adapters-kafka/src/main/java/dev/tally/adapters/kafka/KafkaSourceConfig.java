@@ -152,13 +152,17 @@ public record KafkaSourceConfig(
           .required()
           .description("The watermark's bounded out-of-orderness per Kafka partition.");
 
-  /** When a silent partition stops holding the watermark back. */
+  /**
+   * When a partition that sends no accepted record (nothing, or only rejected records) stops
+   * holding the watermark back.
+   */
   public static final ConfigKey<Duration> IDLE_TIMEOUT =
       ConfigKey.duration("watermarks.idle-timeout")
           .defaultValue(Duration.ofSeconds(30))
           .required()
           .description(
-              "A partition silent this long stops holding the watermark back; 0 disables.");
+              "A partition without an accepted record this long stops holding the watermark back;"
+                  + " 0 disables.");
 
   /**
    * Consumer properties the keys above own; setting them through {@code clientProperties} is an

@@ -6,6 +6,7 @@ import dev.tally.ports.in.TransactionStreams;
 import java.time.Duration;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
@@ -36,11 +37,20 @@ final class KafkaTransactionSource implements TransactionSource {
   @Override
   public TransactionStreams open(StreamExecutionEnvironment env) {
     DataStream<DecodedRecord> decoded =
-        env.fromSource(buildSource(), watermarkStrategy(), "Kafka transactions " + describeTopics())
+        env.fromSource(source(), watermarkStrategy(), "Kafka transactions " + describeTopics())
             .uid(SOURCE_UID);
     SingleOutputStreamOperator<SourcedTransaction> accepted =
         decoded.process(new DecodedRecordRouter()).uid(ROUTER_UID).name("Route decoded records");
     return new TransactionStreams(accepted, accepted.getSideOutput(DecodedRecordRouter.REJECTED));
+  }
+
+  /**
+   * The source the job reads: a bounded one wrapped so that it ends after a restore too ({@link
+   * BoundedKafkaSource}).
+   */
+  Source<DecodedRecord, ?, ?> source() {
+    KafkaSource<DecodedRecord> kafka = buildSource();
+    return options.bounded() ? new BoundedKafkaSource<>(kafka) : kafka;
   }
 
   KafkaSource<DecodedRecord> buildSource() {
@@ -75,15 +85,20 @@ final class KafkaTransactionSource implements TransactionSource {
     // A local, not the field: the supplier is serialized into the job graph and must not drag this
     // class along.
     Duration outOfOrderness = options.outOfOrderness();
-    WatermarkStrategy<DecodedRecord> strategy =
-        WatermarkStrategy.<DecodedRecord>forGenerator(
-                context -> new AcceptedEventsWatermarks(outOfOrderness))
-            .withTimestampAssigner(
-                (record, kafkaTimestamp) ->
-                    record.isAccepted()
-                        ? record.accepted().transaction().eventTimeMillis()
-                        : kafkaTimestamp);
-    return options.idleTimeout().isZero() ? strategy : strategy.withIdleness(options.idleTimeout());
+    Duration idleTimeout = options.idleTimeout();
+    // Idleness inside the generator, over accepted records only: WatermarkStrategy.withIdleness
+    // would count rejected records as activity (AcceptedEventsWatermarks says why that matters).
+    return WatermarkStrategy.<DecodedRecord>forGenerator(
+            context ->
+                idleTimeout.isZero()
+                    ? new AcceptedEventsWatermarks(outOfOrderness)
+                    : new AcceptedEventsWatermarks(
+                        outOfOrderness, idleTimeout, context.getInputActivityClock()))
+        .withTimestampAssigner(
+            (record, kafkaTimestamp) ->
+                record.isAccepted()
+                    ? record.accepted().transaction().eventTimeMillis()
+                    : kafkaTimestamp);
   }
 
   // OffsetResetStrategy is deprecated in kafka-clients 4 but is what this connector version's API

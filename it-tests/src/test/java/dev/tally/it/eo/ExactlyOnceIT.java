@@ -121,6 +121,24 @@ class ExactlyOnceIT {
     check(Scenario.SAVEPOINT_ROLLBACK);
   }
 
+  @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aBoundedRunResumedFromASavepointEndsByItself() throws Exception {
+    check(Scenario.BOUNDED_RESUME);
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aBoundedBackfillFailingOverNearItsEnd() throws Exception {
+    check(Scenario.BOUNDED_FAILOVER_AT_END);
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void anIdleSubtaskDuringAFailoverWithLateEventsAfterIt() throws Exception {
+    check(Scenario.IDLE_SUBTASK_FAILOVER);
+  }
+
   private static void check(Scenario scenario) throws Exception {
     Scenario.Outcome outcome = scenario.run(harness, Seeds.forScenario(seed, scenario));
     OUTCOMES.add(outcome);

@@ -10,10 +10,13 @@ import dev.tally.adapters.kafka.KafkaSourceModule;
 import dev.tally.it.Await;
 import dev.tally.it.oracle.DeadLetterReader;
 import dev.tally.it.oracle.ExactlyOnceVerdict;
+import dev.tally.it.oracle.Input;
 import dev.tally.it.oracle.Rejection;
 import dev.tally.it.oracle.SpendingDataset;
+import dev.tally.it.oracle.SpendingKey;
 import dev.tally.it.oracle.SpendingTableReader;
 import dev.tally.it.oracle.TopicWriter;
+import dev.tally.it.oracle.Totals;
 import dev.tally.ports.in.TransactionSource;
 import dev.tally.runtime.config.ConfigSource;
 import dev.tally.runtime.config.TallyConfig;
@@ -32,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -73,6 +77,10 @@ final class Harness implements AutoCloseable {
   static final int SLOTS = 4;
 
   static final Duration JOB_TIMEOUT = Duration.ofMinutes(4);
+
+  /** The reasons the aggregator, not the decoder, decides: such records pass the source. */
+  private static final Set<String> AGGREGATOR_REJECTS =
+      Set.of("LATE", "CONFLICTING_DUPLICATE", "AMOUNT_OVERFLOW");
 
   /**
    * {@code -Dtally.eo.bounded=true}: jobs read bounded and end by themselves, as a backfill does,
@@ -156,9 +164,37 @@ final class Harness implements AutoCloseable {
     return infrastructure;
   }
 
-  /** A scenario's own table, dead-letter topic, group and directories. */
+  /**
+   * How many records of the dataset pass decoding in each source subtask at {@code parallelism}
+   * (what the fault injector counts): all but the decoder's rejections, by the connector's
+   * documented assignment of partitions to readers (round robin from an index taken from the
+   * topic's name).
+   */
+  long[] recordsPassingDecodingPerSubtask(int parallelism) {
+    int first = ((topic.hashCode() * 31) & 0x7FFFFFFF) % parallelism;
+    long[] counts = new long[parallelism];
+    for (Input input : data.inputs()) {
+      if (input.rejected() == null || AGGREGATOR_REJECTS.contains(input.rejected())) {
+        counts[(first + input.partition()) % parallelism]++;
+      }
+    }
+    return counts;
+  }
+
+  /** A scenario's own table, dead-letter topic, group and directories, over the dataset. */
   Run run(String name) {
-    return new Run(name);
+    return new Run(name, topic, SpendingDataset.PARTITIONS, data.oracle(), expectedLetters);
+  }
+
+  /**
+   * A run that reads a topic of its own, empty at first, with {@code partitions} partitions: the
+   * scenario produces to it and states what the table and the dead letters must hold ({@link
+   * Run#expect}).
+   */
+  Run runOnItsOwnTopic(String name, int partitions) {
+    String own = topic + "." + name;
+    infrastructure.createTopic(own, partitions);
+    return new Run(name, own, partitions, Map.of(), Map.of());
   }
 
   @Override
@@ -181,7 +217,11 @@ final class Harness implements AutoCloseable {
     final String dlq;
     final String group;
     final Path config;
+    final String source;
     final long started = System.nanoTime();
+    private final int partitions;
+    private Map<SpendingKey, Totals> expectedRows;
+    private Map<Rejection, Long> expectedDeadLetters;
     private final List<JobID> jobs = new ArrayList<>();
     private final List<JobID> boundedJobs = new ArrayList<>();
 
@@ -189,8 +229,17 @@ final class Harness implements AutoCloseable {
       return Harness.this;
     }
 
-    private Run(String name) {
+    private Run(
+        String name,
+        String source,
+        int partitions,
+        Map<SpendingKey, Totals> expectedRows,
+        Map<Rejection, Long> expectedDeadLetters) {
       this.name = name;
+      this.source = source;
+      this.partitions = partitions;
+      this.expectedRows = expectedRows;
+      this.expectedDeadLetters = expectedDeadLetters;
       this.dir = root.resolve(name);
       this.table = "spending_" + name.replaceAll("[^a-z0-9]", "_");
       this.dlq = topic + "." + name + ".dlq";
@@ -198,13 +247,12 @@ final class Harness implements AutoCloseable {
       // The dead-letter topic is the job's to create, sized for the source topic's records.
       this.config =
           TallyYaml.builder(infrastructure.services())
-              .topic(topic)
+              .topic(source)
               .groupId(group)
               .deadLetterTopic(dlq)
               .transactionalIdPrefix("tally-" + name + "-dlq")
               // Streaming, as in production, and finishByDrain ends each run; or, with
-              // -Dtally.eo.bounded=true, bounded as a backfill runs (resumed jobs still read
-              // unbounded: a resumed bounded KafkaSource never finishes, FLINK-31006).
+              // -Dtally.eo.bounded=true, bounded as a backfill runs, resumed jobs included.
               .bounded(BOUNDED)
               .table(table)
               .checkpointDirectory(dir.resolve("checkpoints"))
@@ -224,10 +272,7 @@ final class Harness implements AutoCloseable {
      */
     JobID submit(int parallelism, String restoreFrom, Fault fault, String... overrides)
         throws Exception {
-      List<String> settings = new ArrayList<>(List.of(overrides));
-      if (restoreFrom != null) {
-        settings.add("kafka.source.bounded=false");
-      }
+      List<String> settings = List.of(overrides);
       TallyConfig read = TallyConfig.read(ConfigSource.load(config, settings, System::getenv));
       // As TallyMain's start does: the dead-letter path sized for the source topic.
       TallyConfig tally =
@@ -411,8 +456,8 @@ final class Harness implements AutoCloseable {
                 .partitionsToOffsetAndMetadata()
                 .get(10, TimeUnit.SECONDS);
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        for (int p = 0; p < SpendingDataset.PARTITIONS; p++) {
-          latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        for (int p = 0; p < partitions; p++) {
+          latest.put(new TopicPartition(source, p), OffsetSpec.latest());
         }
         ListOffsetsResult ends = admin.listOffsets(latest);
         for (TopicPartition partition : latest.keySet()) {
@@ -429,6 +474,28 @@ final class Harness implements AutoCloseable {
       } catch (ExecutionException | TimeoutException e) {
         return false; // e.g. the broker restarting
       }
+    }
+
+    /** Waits until the table has committed a row of the window starting at {@code start}. */
+    void awaitCommittedWindow(JobID job, java.time.Instant start) {
+      await(
+          "a committed row of the window at " + start + " in " + name,
+          JOB_TIMEOUT,
+          () ->
+              isTerminal(job)
+                  || committedRows().keySet().stream()
+                      .anyMatch(k -> k.windowStart().equals(start)));
+      if (isTerminal(job)) {
+        throw new AssertionError(name + ": job " + job + " ended " + status(job));
+      }
+    }
+
+    /** Waits until the job's group has committed the last offset of every partition. */
+    void awaitCaughtUp(JobID job) {
+      await(
+          "job " + job + " of " + name + " commits the last offsets",
+          JOB_TIMEOUT,
+          () -> isTerminal(job) || caughtUp());
     }
 
     /** The newest retained checkpoint of the job ({@code chk-N} with its {@code _metadata}). */
@@ -451,6 +518,25 @@ final class Harness implements AutoCloseable {
       }
     }
 
+    /** What the table and the dead letters must hold, for a run on its own topic. */
+    void expect(Map<SpendingKey, Totals> rows, Map<Rejection, Long> deadLetters) {
+      this.expectedRows = Map.copyOf(rows);
+      this.expectedDeadLetters = Map.copyOf(deadLetters);
+    }
+
+    /**
+     * Produces {@code inputs} to this run's topic; returns where the ones to be rejected landed.
+     */
+    Map<Rejection, Long> produce(List<Input> inputs) {
+      return TopicWriter.produce(
+          infrastructure.services().bootstrapServers(), source, inputs, Duration.ZERO);
+    }
+
+    /** The rows the table holds now (committed snapshots only); none before its first commit. */
+    Map<SpendingKey, Totals> committedRows() {
+      return SpendingTableReader.read(catalog, TableIdentifier.of("analytics", table)).rows();
+    }
+
     /**
      * Reads the table and the dead letters and compares them with the oracle; prints the verdict
      * with the run's time.
@@ -458,17 +544,17 @@ final class Harness implements AutoCloseable {
     ExactlyOnceVerdict verdict() {
       SpendingTableReader.Contents contents =
           SpendingTableReader.read(catalog, TableIdentifier.of("analytics", table));
-      long expected = expectedLetters.size();
+      long expected = expectedDeadLetters.size();
       Map<Rejection, Long> letters =
           DeadLetterReader.read(
               infrastructure.services().bootstrapServers(),
               dlq,
-              topic,
+              source,
               expected,
               Duration.ofSeconds(60),
               Duration.ofSeconds(2));
       ExactlyOnceVerdict verdict =
-          ExactlyOnceVerdict.compare(data.oracle(), contents, expectedLetters, letters);
+          ExactlyOnceVerdict.compare(expectedRows, contents, expectedDeadLetters, letters);
       System.out.printf(
           "[%s] %s after %d ms: %d rows, %d dead letters; %s%n",
           name,
