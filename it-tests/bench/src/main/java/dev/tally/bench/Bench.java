@@ -22,7 +22,7 @@ import picocli.CommandLine.Mixin;
  * The benchmark (see docs/benchmarks.md), on the local stack of real services:
  *
  * <pre>
- * ./bench.sh [throughput] [--events 5000000] [--parallelism 2] [--legs ceiling,tally,sql] ...
+ * ./bench.sh [throughput] [--events 5000000] [--parallelism 2] [--legs ceiling,tally,sql,sql-same] ...
  * ./bench.sh freshness [--rate 20000] [--duration 180s] [--window 10s] [--checkpoint-interval 10s]
  * ./bench.sh backpressure [--rate 10000] [--throttle 2000] [--duration 90s]
  * </pre>
@@ -44,7 +44,7 @@ public final class Bench implements Callable<Integer> {
 
   /** Every leg of the throughput run, in the order they run. Add a leg here. */
   static List<Leg> legs() {
-    return List.of(new CeilingLeg(), new TallyLeg(), new SqlLeg());
+    return List.of(new CeilingLeg(), new TallyLeg(), SqlLeg.seed(), SqlLeg.sameSemantics());
   }
 
   @Mixin private BenchOptions options;

@@ -77,9 +77,10 @@ final class BenchOptions {
       names = "--legs",
       paramLabel = "LEG",
       split = ",",
-      defaultValue = "ceiling,tally,sql",
+      defaultValue = "ceiling,tally,sql,sql-same",
       description =
-          "throughput: the legs to run, of ceiling, tally, sql (default: ${DEFAULT-VALUE}).")
+          "throughput: the legs to run, of ceiling, tally, sql, sql-same (default:"
+              + " ${DEFAULT-VALUE}).")
   List<String> legs;
 
   @Option(

@@ -46,6 +46,11 @@ record LegResult(
     return processingSeconds > 0 ? records / processingSeconds : 0;
   }
 
+  /** CPU-microseconds of the whole process per record: numerically CPU-s per million. */
+  double cpuMicrosecondsPerEvent() {
+    return records > 0 ? cpuSeconds * 1e6 / records : 0;
+  }
+
   /** CPU-seconds of the whole process per million records. */
   double cpuSecondsPerMillion() {
     return records > 0 ? cpuSeconds / (records / 1e6) : 0;

@@ -66,6 +66,7 @@ final class Report {
             String.format(
                 Locale.ROOT,
                 ", \"records\": %d, \"processing_seconds\": %.3f, \"events_per_second\": %.0f,"
+                    + " \"cpu_microseconds_per_event\": %.2f,"
                     + " \"cpu_seconds\": %.2f, \"cpu_seconds_per_million\": %.2f,"
                     + " \"process_wall_seconds\": %.3f, \"peak_rss_mib\": %.0f,"
                     + " \"iceberg_commits\": %d, \"iceberg_data_files\": %d,"
@@ -73,6 +74,7 @@ final class Report {
                 l.records(),
                 l.processingSeconds(),
                 l.eventsPerSecond(),
+                l.cpuMicrosecondsPerEvent(),
                 l.cpuSeconds(),
                 l.cpuSecondsPerMillion(),
                 l.processWallSeconds(),
@@ -88,13 +90,15 @@ final class Report {
         .append(ratio("tally", "ceiling").map(r -> fmt("%.3f", r)).orElse("null"))
         .append(", \"tally_over_sql\": ")
         .append(ratio("tally", "sql").map(r -> fmt("%.3f", r)).orElse("null"))
+        .append(", \"tally_over_sql_same\": ")
+        .append(ratio("tally", "sql-same").map(r -> fmt("%.3f", r)).orElse("null"))
         .append("}\n}\n");
     return out.toString();
   }
 
   String markdown() {
     StringBuilder out = new StringBuilder();
-    out.append("| leg | status | events/s | CPU-s per M events | peak RSS MiB | processing s |")
+    out.append("| leg | status | events/s | CPU µs per event | peak RSS MiB | processing s |")
         .append(" process wall s | Iceberg commits | data files | delete files |\n")
         .append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (LegResult l : legs) {
@@ -105,7 +109,7 @@ final class Report {
                 l.name(),
                 l.status(),
                 l.eventsPerSecond(),
-                l.cpuSecondsPerMillion(),
+                l.cpuMicrosecondsPerEvent(),
                 l.peakRssMib(),
                 l.processingSeconds(),
                 l.processWallSeconds(),
@@ -121,6 +125,8 @@ final class Report {
         .append(ratio("tally", "ceiling").map(r -> fmt("%.2f", r)).orElse("n/a"))
         .append("; Tally / SQL: ")
         .append(ratio("tally", "sql").map(r -> fmt("%.2f", r)).orElse("n/a"))
+        .append("; Tally / SQL same semantics: ")
+        .append(ratio("tally", "sql-same").map(r -> fmt("%.2f", r)).orElse("n/a"))
         .append("\n\n");
     for (LegResult l : legs) {
       out.append("- ").append(l.name()).append(": ").append(l.note()).append('\n');

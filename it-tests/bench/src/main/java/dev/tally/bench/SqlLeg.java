@@ -10,12 +10,22 @@ import java.util.Map;
 import java.util.zip.ZipFile;
 
 /**
- * The seed's Flink SQL pipeline, as the seed writes it ({@code examples/sql/seed-pipeline.sql}),
- * through the job jar's SQL runner ({@code TallyMain sql}): same JVM set-up, state backend,
- * checkpoint policy and parallelism as {@link TallyLeg} (the same {@code tally.yaml}), bounded by
- * {@code SCAN_BOUNDED_MODE=latest-offset}, measured the same way. The seed's table is its own
- * {@code analytics.user_hourly_spending}, keyed by (user, window) without currency, so its check
- * expects the workload's distinct (user, window) rows.
+ * A Flink SQL pipeline through the job jar's SQL runner ({@code TallyMain sql}): same JVM set-up,
+ * state backend, checkpoint policy and parallelism as {@link TallyLeg} (the same {@code
+ * tally.yaml}), bounded by {@code SCAN_BOUNDED_MODE=latest-offset}, measured the same way. Two of
+ * them:
+ *
+ * <ul>
+ *   <li>{@link #seed()}, {@code sql}: the seed's pipeline as the seed writes it ({@code
+ *       examples/sql/seed-pipeline.sql}), into its own {@code analytics.user_hourly_spending},
+ *       keyed by (user, window) without currency, so its check expects the workload's distinct
+ *       (user, window) rows;
+ *   <li>{@link #sameSemantics()}, {@code sql-same}: the seed's pipeline plus what the behaviour
+ *       contract demands that Flink SQL can express ({@code
+ *       examples/sql/same-semantics-pipeline.sql}: keyed by currency too, keep-first dedupe by
+ *       (user, id) with {@code ROW_NUMBER()} and a 24 h state TTL, window TVF aggregation), into
+ *       {@code analytics.user_hourly_spending_by_currency}, checked against Tally's expectation.
+ * </ul>
  *
  * <p>Skipped, with no figure, when the job jar has no SQL runner or the script is missing.
  */
@@ -23,9 +33,32 @@ final class SqlLeg implements Leg {
 
   static final String RUNNER_CLASS = "dev/tally/runtime/sql/SqlCommand.class";
 
+  private final String name;
+  private final String scriptFile;
+  private final String table;
+  private final boolean byCurrency;
+
+  private SqlLeg(String name, String scriptFile, String table, boolean byCurrency) {
+    this.name = name;
+    this.scriptFile = scriptFile;
+    this.table = table;
+    this.byCurrency = byCurrency;
+  }
+
+  /** The seed's pipeline as the seed writes it. */
+  static SqlLeg seed() {
+    return new SqlLeg("sql", "seed-pipeline.sql", "user_hourly_spending", false);
+  }
+
+  /** The seed's pipeline with the contract's keys and dedupe, as far as SQL expresses them. */
+  static SqlLeg sameSemantics() {
+    return new SqlLeg(
+        "sql-same", "same-semantics-pipeline.sql", "user_hourly_spending_by_currency", true);
+  }
+
   @Override
   public String name() {
-    return "sql";
+    return name;
   }
 
   @Override
@@ -61,8 +94,8 @@ final class SqlLeg implements Leg {
     return run.result(
         name(),
         context,
-        IcebergStats.read(context.stack(), "analytics", "user_hourly_spending"),
-        context.expectedUserRows());
+        IcebergStats.read(context.stack(), "analytics", table),
+        byCurrency ? context.expectedRows() : context.expectedUserRows());
   }
 
   /** The seed script's endpoints and bounded read, from the environment as it expects them. */
@@ -78,9 +111,11 @@ final class SqlLeg implements Leg {
     return env;
   }
 
-  private static Path script() {
+  /** The script, beside the seed's ({@code tally.sql.script}). */
+  private Path script() {
     return Path.of(System.getProperty("tally.sql.script", "examples/sql/seed-pipeline.sql"))
         .toAbsolutePath()
-        .normalize();
+        .normalize()
+        .resolveSibling(scriptFile);
   }
 }
