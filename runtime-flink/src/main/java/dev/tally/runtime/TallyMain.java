@@ -20,6 +20,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -141,7 +143,9 @@ public final class TallyMain implements Callable<Integer> {
 
   /**
    * Compares the dead-letter transaction timeout with the live broker's maximum; fails the start if
-   * it exceeds.
+   * it exceeds. A broker that cannot be asked within the time (a client outside the cluster's
+   * network) only skips this part of the check, with a warning: the producer itself would then fail
+   * at its first transaction, loudly.
    */
   private static void checkDeadLetterTransactionTimeout(TallyConfig config) throws Exception {
     Properties admin = new Properties();
@@ -150,6 +154,15 @@ public final class TallyMain implements Callable<Integer> {
     Duration maximum;
     try (Admin client = Admin.create(admin)) {
       maximum = TransactionTimeoutCheck.brokerMaximum(client, Duration.ofSeconds(30));
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.warn(
+          "Could not read the broker's {} from {} ({}); the dead-letter transaction timeout {} is"
+              + " not checked against it",
+          TransactionTimeoutCheck.BROKER_MAX_TIMEOUT,
+          config.kafka().deadLetter().bootstrapServers(),
+          e.toString(),
+          config.kafka().deadLetter().transactionTimeout());
+      return;
     }
     List<String> problems =
         TransactionTimeoutCheck.brokerProblems(

@@ -27,6 +27,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param uidSuffix the stable suffix of every sink operator's uid (writer, committer, maintenance):
  *     changing it orphans the sink's state in existing savepoints
  * @param maintenance Tally's in-job compaction and snapshot expiry
+ * @param writer the name of the job that writes the table (its {@code job.name}), recorded in the
+ *     table as its owner ({@link TableOwnership})
+ * @param takeOver see {@link #TAKE_OVER}
  */
 public record IcebergSinkConfig(
     CatalogConfig catalog,
@@ -38,7 +41,9 @@ public record IcebergSinkConfig(
     WriteDistribution distribution,
     int writeParallelism,
     String uidSuffix,
-    MaintenanceConfig maintenance) {
+    MaintenanceConfig maintenance,
+    String writer,
+    boolean takeOver) {
 
   /** The output table's namespace. */
   public static final ConfigKey<String> NAMESPACE =
@@ -94,6 +99,21 @@ public record IcebergSinkConfig(
           .description("Writer parallelism; 0 for the parallelism of the incoming stream.");
 
   /**
+   * Whether this job may take the table over from the job that owns it. For one start, after the
+   * owner is stopped for good: Tally cannot tell from the table whether its owner still runs.
+   */
+  public static final ConfigKey<Boolean> TAKE_OVER =
+      ConfigKey.bool("iceberg.take-over")
+          .defaultValue(false)
+          .description(
+              "Take the table over from the job that owns it (its table property `tally.writer`"
+                  + " names another `job.name`), instead of refusing to start. Only once that job"
+                  + " is stopped for good; then unset it.");
+
+  /** The writer of a table built in code: a job of the default name. */
+  static final String DEFAULT_WRITER = "tally";
+
+  /**
    * Default uid suffix of the sink's operators; not a key, since changing it orphans the sink's
    * state.
    */
@@ -136,14 +156,19 @@ public record IcebergSinkConfig(
     } else {
       problems.addAll(maintenance.problems());
     }
+    if (writer == null || writer.isBlank()) {
+      problems.add("writer: must be set");
+    }
     InvalidConfigException.throwIfAny("Iceberg sink config", problems);
   }
 
   /**
    * Reads the sink's keys, catalog, storage and maintenance included; {@code null} when they have
    * problems, which {@code r} records.
+   *
+   * @param jobName the job's name: the table's writer
    */
-  public static IcebergSinkConfig read(ConfigReader r) {
+  public static IcebergSinkConfig read(ConfigReader r, String jobName) {
     CatalogConfig catalog = CatalogConfig.read(r);
     StorageConfig storage = StorageConfig.read(r);
     MaintenanceConfig maintenance = MaintenanceConfig.read(r);
@@ -153,6 +178,7 @@ public record IcebergSinkConfig(
     long targetFileSize = r.get(TARGET_FILE_SIZE);
     WriteDistribution distribution = r.get(DISTRIBUTION);
     int writeParallelism = r.get(WRITE_PARALLELISM);
+    boolean takeOver = r.get(TAKE_OVER);
     return r.build(
         "iceberg.*",
         () ->
@@ -166,7 +192,9 @@ public record IcebergSinkConfig(
                 distribution,
                 writeParallelism,
                 DEFAULT_UID_SUFFIX,
-                maintenance));
+                maintenance,
+                jobName,
+                takeOver));
   }
 
   /**
@@ -196,6 +224,8 @@ public record IcebergSinkConfig(
     private int writeParallelism = WRITE_PARALLELISM.defaultValue();
     private String uidSuffix = DEFAULT_UID_SUFFIX;
     private MaintenanceConfig maintenance = MaintenanceConfig.builder().build();
+    private String writer = DEFAULT_WRITER;
+    private boolean takeOver = TAKE_OVER.defaultValue();
 
     private Builder() {}
 
@@ -259,6 +289,18 @@ public record IcebergSinkConfig(
       return this;
     }
 
+    /** See {@link IcebergSinkConfig#writer()}. */
+    public Builder writer(String value) {
+      this.writer = Objects.requireNonNull(value, "writer");
+      return this;
+    }
+
+    /** See {@link IcebergSinkConfig#TAKE_OVER}. */
+    public Builder takeOver(boolean value) {
+      this.takeOver = value;
+      return this;
+    }
+
     /**
      * @throws InvalidConfigException naming every problem found, each with its key
      */
@@ -273,7 +315,9 @@ public record IcebergSinkConfig(
           distribution,
           writeParallelism,
           uidSuffix,
-          maintenance);
+          maintenance,
+          writer,
+          takeOver);
     }
   }
 }

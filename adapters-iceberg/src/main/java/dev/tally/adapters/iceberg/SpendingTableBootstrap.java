@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Creates the namespace and the output table when absent, and otherwise checks that the existing
- * table is compatible. Never alters an existing table.
+ * table is compatible; then checks that this job may write it ({@link TableOwnership}). Alters an
+ * existing table only to record its writer.
  *
  * <p>Runs when the sink is attached, i.e. while the job graph is built on the client, before
  * anything is submitted: a misconfigured table fails the start with every mismatch named, not a
@@ -27,8 +28,9 @@ final class SpendingTableBootstrap {
   private SpendingTableBootstrap() {}
 
   /**
-   * @return the table, created or verified
+   * @return the table, created or verified, and owned by this job
    * @throws IncompatibleTableException naming every mismatch of an existing table
+   * @throws TableOwnedByAnotherJobException when another job writes the table
    */
   static Table ensureTable(Catalog catalog, IcebergSinkConfig options) {
     TableIdentifier id = options.tableIdentifier();
@@ -47,6 +49,7 @@ final class SpendingTableBootstrap {
                 .withPartitionSpec(
                     SpendingTable.partitionSpec(SpendingTable.SCHEMA, options.userIdBuckets()))
                 .withProperties(SpendingTable.tableProperties(options.targetFileSizeBytes()))
+                .withProperty(TableOwnership.WRITER_PROPERTY, options.writer())
                 .create();
         LOG.info("Created Iceberg table {} at {}", id, table.location());
       } catch (AlreadyExistsException e) {
@@ -58,6 +61,7 @@ final class SpendingTableBootstrap {
     if (!mismatches.isEmpty()) {
       throw new IncompatibleTableException(id.toString(), mismatches);
     }
+    TableOwnership.claim(table, id.toString(), options);
     return table;
   }
 

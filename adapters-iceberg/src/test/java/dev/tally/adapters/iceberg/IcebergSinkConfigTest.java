@@ -44,7 +44,7 @@ class IcebergSinkConfigTest {
   void readingNothingButTheWarehouseGivesTheBuildersDefaults() {
     ConfigReader r = new ConfigReader(Map.of("iceberg.catalog.warehouse", "file:warehouse"));
 
-    assertThat(IcebergSinkConfig.read(r))
+    assertThat(IcebergSinkConfig.read(r, "tally"))
         .isEqualTo(IcebergSinkConfig.builder().catalog(hadoop()).build());
     assertThat(r.problems()).isEmpty();
   }
@@ -78,9 +78,10 @@ class IcebergSinkConfigTest {
                 Map.entry("iceberg.maintenance.delete-file-threshold", "2"),
                 Map.entry("iceberg.maintenance.expire-every-checkpoints", "7"),
                 Map.entry("iceberg.maintenance.retain-last-snapshots", "50"),
-                Map.entry("iceberg.maintenance.max-snapshot-age", "30m")));
+                Map.entry("iceberg.maintenance.max-snapshot-age", "30m"),
+                Map.entry("iceberg.take-over", "true")));
 
-    assertThat(IcebergSinkConfig.read(r))
+    assertThat(IcebergSinkConfig.read(r, "payments"))
         .isEqualTo(
             new IcebergSinkConfig(
                 new CatalogConfig(
@@ -104,7 +105,9 @@ class IcebergSinkConfigTest {
                 3,
                 IcebergSinkConfig.DEFAULT_UID_SUFFIX,
                 new MaintenanceConfig(
-                    false, 5, Duration.ofMinutes(2), 4, 2, 7, 50, Duration.ofMinutes(30))));
+                    false, 5, Duration.ofMinutes(2), 4, 2, 7, 50, Duration.ofMinutes(30)),
+                "payments",
+                true));
     assertThat(r.problems()).isEmpty();
     assertThat(r.effectiveConfiguration())
         .containsEntry("iceberg.catalog.jdbc-password", "******")

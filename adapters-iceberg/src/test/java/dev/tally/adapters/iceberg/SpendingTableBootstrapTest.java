@@ -75,6 +75,70 @@ class SpendingTableBootstrapTest {
   }
 
   @Test
+  void aCreatedTableRecordsItsWriter() {
+    Table table = SpendingTableBootstrap.ensureTable(catalog, options);
+
+    assertThat(table.properties()).containsEntry(TableOwnership.WRITER_PROPERTY, "tally");
+    assertThat(catalog.loadTable(ID).properties())
+        .containsEntry(TableOwnership.WRITER_PROPERTY, "tally");
+  }
+
+  @Test
+  void aJobOfAnotherNameIsRefusedNamingTheTableAndItsOwner() {
+    SpendingTableBootstrap.ensureTable(catalog, writtenBy("payments-eu", false));
+
+    assertThatThrownBy(
+            () -> SpendingTableBootstrap.ensureTable(catalog, writtenBy("payments-us", false)))
+        .isInstanceOf(TableOwnedByAnotherJobException.class)
+        .hasMessageContainingAll(
+            "Iceberg table analytics.user_hourly_spending is written by the job \"payments-eu\"",
+            "not by this job \"payments-us\"",
+            "iceberg.take-over=true")
+        .extracting(e -> ((TableOwnedByAnotherJobException) e).owner())
+        .isEqualTo("payments-eu");
+    assertThat(catalog.loadTable(ID).properties())
+        .containsEntry(TableOwnership.WRITER_PROPERTY, "payments-eu");
+    // The owner itself starts again as often as it likes.
+    SpendingTableBootstrap.ensureTable(catalog, writtenBy("payments-eu", false));
+  }
+
+  @Test
+  void aTakeOverMakesTheNewJobTheOwnerAndRefusesTheFormerOne() {
+    SpendingTableBootstrap.ensureTable(catalog, writtenBy("payments-eu", false));
+
+    SpendingTableBootstrap.ensureTable(catalog, writtenBy("payments-us", true));
+
+    assertThat(catalog.loadTable(ID).properties())
+        .containsEntry(TableOwnership.WRITER_PROPERTY, "payments-us");
+    assertThatThrownBy(
+            () -> SpendingTableBootstrap.ensureTable(catalog, writtenBy("payments-eu", false)))
+        .isInstanceOf(TableOwnedByAnotherJobException.class)
+        .hasMessageContaining("written by the job \"payments-us\"");
+  }
+
+  @Test
+  void anUnownedTableIsClaimedByTheFirstJobToStartOnIt() {
+    catalog
+        .buildTable(ID, SpendingTable.SCHEMA)
+        .withPartitionSpec(SpendingTable.partitionSpec(SpendingTable.SCHEMA, 8))
+        .withProperties(SpendingTable.tableProperties(64L << 20))
+        .create();
+
+    SpendingTableBootstrap.ensureTable(catalog, writtenBy("payments-eu", false));
+
+    assertThat(catalog.loadTable(ID).properties())
+        .containsEntry(TableOwnership.WRITER_PROPERTY, "payments-eu");
+  }
+
+  private IcebergSinkConfig writtenBy(String job, boolean takeOver) {
+    return IcebergSinkConfig.builder()
+        .catalog(options.catalog())
+        .writer(job)
+        .takeOver(takeOver)
+        .build();
+  }
+
+  @Test
   void aSecondStartAcceptsTheExistingTableUntouched() {
     Table created = SpendingTableBootstrap.ensureTable(catalog, options);
     IcebergSinkConfig otherBuckets =

@@ -28,6 +28,8 @@ import java.util.Set;
  * @param producerProperties passed to the Kafka producer unchanged (security, tuning): the keys
  *     under {@link KafkaSourceConfig#PROPERTIES} overridden by those under {@link #PROPERTIES};
  *     must not set what the keys above own
+ * @param continueAfterLostTransactions see {@link #CONTINUE_AFTER_LOST_TRANSACTIONS} and {@link
+ *     LostTransactionGuard}
  */
 public record DeadLetterConfig(
     String bootstrapServers,
@@ -35,7 +37,8 @@ public record DeadLetterConfig(
     String transactionalIdPrefix,
     Duration transactionTimeout,
     boolean poolTransactionalIds,
-    Map<String, String> producerProperties) {
+    Map<String, String> producerProperties,
+    boolean continueAfterLostTransactions) {
 
   /** The dead-letter topic. */
   public static final ConfigKey<String> TOPIC =
@@ -47,9 +50,12 @@ public record DeadLetterConfig(
   /** Prefix of the producer's transactional ids. */
   public static final ConfigKey<String> TRANSACTIONAL_ID_PREFIX =
       ConfigKey.string("kafka.dead-letter.transactional-id-prefix")
-          .defaultValue("tally-dlq")
+          .defaultDescribed("`job.name` plus `-dlq`")
           .required()
-          .description("Prefix of the dead-letter producer's transactional ids; unique per job.");
+          .description(
+              "Prefix of the dead-letter producer's transactional ids; must be unique per job on"
+                  + " the cluster (two jobs with one prefix fence each other), as the default is"
+                  + " for jobs of different names.");
 
   /**
    * The producer's {@code transaction.timeout.ms}. The default is the broker's default {@code
@@ -63,7 +69,26 @@ public record DeadLetterConfig(
           .description(
               "The dead-letter producer's `transaction.timeout.ms`: at most the broker's"
                   + " `transaction.max.timeout.ms`, at least (tolerable checkpoint failures + 1) ×"
-                  + " (interval + checkpoint timeout).");
+                  + " (interval + min pause + checkpoint timeout) + the restart strategy's"
+                  + " largest delay (max backoff × (1 + jitter)) + the recoverable downtime.");
+
+  /**
+   * The longest outage the dead letters of a completed checkpoint survive: how long the job may
+   * stay down (or the broker unreachable) between a checkpoint's completion and the restored job's
+   * commit of its transaction. The transaction timeout must cover it ({@link
+   * TransactionTimeoutCheck}). The default covers a restart on another TaskManager; it leaves the
+   * default timeout room for checkpoint intervals up to about 50 s with the default policy.
+   */
+  public static final ConfigKey<Duration> RECOVERABLE_DOWNTIME =
+      ConfigKey.duration("kafka.dead-letter.recoverable-downtime")
+          .defaultValue(Duration.ofMinutes(2))
+          .required()
+          .description(
+              "The longest outage (job down, broker unreachable) between a checkpoint's completion"
+                  + " and its dead-letter commit that loses no dead letters; checked against"
+                  + " `kafka.dead-letter.transaction-timeout` at start. Longer, and the broker has"
+                  + " aborted the transaction: the job fails (see"
+                  + " `kafka.dead-letter.continue-after-lost-transactions`).");
 
   /** Reuse a small pool of transactional ids. */
   public static final ConfigKey<Boolean> POOL_TRANSACTIONAL_IDS =
@@ -71,6 +96,21 @@ public record DeadLetterConfig(
           .defaultValue(false)
           .description(
               "Reuse a small pool of transactional ids (needs the broker's ListTransactions API).");
+
+  /**
+   * Whether the job goes on after the broker has lost a completed checkpoint's dead-letter
+   * transaction ({@link LostTransactionGuard}): the operator's acknowledgement of the loss, for the
+   * resume after the job failed on it.
+   */
+  public static final ConfigKey<Boolean> CONTINUE_AFTER_LOST_TRANSACTIONS =
+      ConfigKey.bool("kafka.dead-letter.continue-after-lost-transactions")
+          .defaultValue(false)
+          .description(
+              "When the broker has aborted the dead-letter transaction of a completed checkpoint"
+                  + " (its dead letters are lost), go on after counting it in the metric"
+                  + " `tally.deadletters.lost-transactions` and logging an ERROR, instead of failing"
+                  + " the job without restarts. Set it to resume a job that failed so, then unset"
+                  + " it.");
 
   /** Producer-only client properties. */
   public static final ConfigPrefix PROPERTIES =
@@ -109,8 +149,12 @@ public record DeadLetterConfig(
     InvalidConfigException.throwIfAny("dead-letter config", problems);
   }
 
-  /** Reads the sink's keys; {@code null} when they have problems, which {@code r} records. */
-  public static DeadLetterConfig read(ConfigReader r) {
+  /**
+   * Reads the sink's keys; {@code null} when they have problems, which {@code r} records.
+   *
+   * @param jobName the job's name, of which the transactional-id prefix is derived by default
+   */
+  public static DeadLetterConfig read(ConfigReader r, String jobName) {
     List<String> sourceTopics = r.get(KafkaSourceConfig.TOPICS);
     String topic =
         r.get(
@@ -122,12 +166,15 @@ public record DeadLetterConfig(
     Map<String, String> producer = new LinkedHashMap<>(r.get(KafkaSourceConfig.PROPERTIES));
     producer.putAll(r.get(PROPERTIES));
     String bootstrap = r.get(KafkaSourceConfig.BOOTSTRAP_SERVERS);
-    String prefix = r.get(TRANSACTIONAL_ID_PREFIX);
+    String prefix = r.get(TRANSACTIONAL_ID_PREFIX, defaultTransactionalIdPrefixFor(jobName));
     Duration timeout = r.get(TRANSACTION_TIMEOUT);
     boolean pool = r.get(POOL_TRANSACTIONAL_IDS);
+    boolean continueAfterLoss = r.get(CONTINUE_AFTER_LOST_TRANSACTIONS);
     return r.build(
         "kafka.dead-letter.*",
-        () -> new DeadLetterConfig(bootstrap, topic, prefix, timeout, pool, producer));
+        () ->
+            new DeadLetterConfig(
+                bootstrap, topic, prefix, timeout, pool, producer, continueAfterLoss));
   }
 
   /** This configuration with other producer properties, e.g. sized by {@link DeadLetterSizing}. */
@@ -138,10 +185,23 @@ public record DeadLetterConfig(
         transactionalIdPrefix,
         transactionTimeout,
         poolTransactionalIds,
-        properties);
+        properties,
+        continueAfterLostTransactions);
   }
 
-  /** A builder with every key's declared default; the topic is that of the default source topic. */
+  /**
+   * The default transactional-id prefix of a job: its name plus {@code -dlq}, so that jobs of
+   * different names never fence each other's dead-letter transactions (docs/behaviour.md "Several
+   * jobs on one cluster").
+   */
+  public static String defaultTransactionalIdPrefixFor(String jobName) {
+    return jobName + "-dlq";
+  }
+
+  /**
+   * A builder with every key's declared default; the topic is that of the default source topic, the
+   * transactional-id prefix that of a job named {@value KafkaSourceConfig#DEFAULT_JOB_NAME}.
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -155,10 +215,12 @@ public record DeadLetterConfig(
   public static final class Builder {
     private String bootstrapServers;
     private String topic = defaultTopicFor(KafkaSourceConfig.TOPICS.defaultValue().get(0));
-    private String transactionalIdPrefix = TRANSACTIONAL_ID_PREFIX.defaultValue();
+    private String transactionalIdPrefix =
+        defaultTransactionalIdPrefixFor(KafkaSourceConfig.DEFAULT_JOB_NAME);
     private Duration transactionTimeout = TRANSACTION_TIMEOUT.defaultValue();
     private boolean poolTransactionalIds = POOL_TRANSACTIONAL_IDS.defaultValue();
     private final Map<String, String> producerProperties = new LinkedHashMap<>();
+    private boolean continueAfterLostTransactions = CONTINUE_AFTER_LOST_TRANSACTIONS.defaultValue();
 
     private Builder() {}
 
@@ -192,6 +254,12 @@ public record DeadLetterConfig(
       return this;
     }
 
+    /** See {@link DeadLetterConfig#CONTINUE_AFTER_LOST_TRANSACTIONS}. */
+    public Builder continueAfterLostTransactions(boolean value) {
+      this.continueAfterLostTransactions = value;
+      return this;
+    }
+
     /** Adds one producer property; see {@link DeadLetterConfig#producerProperties()}. */
     public Builder producerProperty(String key, String value) {
       producerProperties.put(
@@ -215,7 +283,8 @@ public record DeadLetterConfig(
           transactionalIdPrefix,
           transactionTimeout,
           poolTransactionalIds,
-          producerProperties);
+          producerProperties,
+          continueAfterLostTransactions);
     }
   }
 }

@@ -10,7 +10,8 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 
 /**
  * The {@link RejectedRecordSink} port on Flink's transactional {@code KafkaSink}: exactly-once dead
- * letters.
+ * letters, with a committer that fails the job when the broker has lost a completed checkpoint's
+ * transaction ({@link LostTransactionGuard}).
  *
  * <p>Its producer properties come sized for the source topics by {@link DeadLetterSizing#sizeFor},
  * which the job's start runs; each dead letter's size is decided against them and the topic's limit
@@ -32,7 +33,12 @@ final class KafkaDeadLetterSink implements RejectedRecordSink {
     rejected.sinkTo(buildSink()).uid(SINK_UID).name("Dead letters to " + options.topic());
   }
 
-  KafkaSink<RejectedRecord> buildSink() {
+  GuardedKafkaSink<RejectedRecord> buildSink() {
+    return new GuardedKafkaSink<>(
+        buildKafkaSink(), options.continueAfterLostTransactions(), options.poolTransactionalIds());
+  }
+
+  private KafkaSink<RejectedRecord> buildKafkaSink() {
     Properties producer = new Properties();
     producer.putAll(options.producerProperties());
     producer.setProperty(

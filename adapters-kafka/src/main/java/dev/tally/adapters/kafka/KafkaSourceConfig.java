@@ -57,6 +57,12 @@ public record KafkaSourceConfig(
     int maxRecordBytes,
     Duration maxFutureSkew) {
 
+  /**
+   * The name of the job the {@linkplain #builder() builders} of the Kafka settings derive their
+   * per-job defaults from; the job's {@code job.name} key has the same default.
+   */
+  public static final String DEFAULT_JOB_NAME = "tally";
+
   /** The brokers; shared with the dead-letter sink, which writes to the same cluster. */
   public static final ConfigKey<String> BOOTSTRAP_SERVERS =
       ConfigKey.string("kafka.bootstrap-servers")
@@ -85,9 +91,11 @@ public record KafkaSourceConfig(
   /** The consumer group. */
   public static final ConfigKey<String> GROUP_ID =
       ConfigKey.string("kafka.source.group-id")
-          .defaultValue("tally")
+          .defaultDescribed("`job.name`")
           .required()
-          .description("Consumer group; offsets are committed to it on completed checkpoints.");
+          .description(
+              "Consumer group; offsets are committed to it on completed checkpoints. Per job by"
+                  + " default, so that two jobs of different names never share one.");
 
   /** Where to start without restored state. */
   public static final ConfigKey<StartupMode> STARTUP_MODE =
@@ -222,8 +230,12 @@ public record KafkaSourceConfig(
     InvalidConfigException.throwIfAny("Kafka source config", problems);
   }
 
-  /** Reads the source's keys; {@code null} when they have problems, which {@code r} records. */
-  public static KafkaSourceConfig read(ConfigReader r) {
+  /**
+   * Reads the source's keys; {@code null} when they have problems, which {@code r} records.
+   *
+   * @param jobName the job's name, of which the consumer group is derived by default
+   */
+  public static KafkaSourceConfig read(ConfigReader r, String jobName) {
     String pattern = r.get(TOPIC_PATTERN);
     // A pattern replaces the default topic list, not one set beside it.
     List<String> topics = pattern == null || r.isSet(TOPICS) ? r.get(TOPICS) : List.of();
@@ -235,7 +247,7 @@ public record KafkaSourceConfig(
     StartupMode fallback = r.get(COMMITTED_FALLBACK);
     boolean bounded = r.get(BOUNDED);
     Duration discovery = r.get(PARTITION_DISCOVERY_INTERVAL);
-    String groupId = r.get(GROUP_ID);
+    String groupId = r.get(GROUP_ID, defaultGroupIdFor(jobName));
     Duration outOfOrderness = r.get(OUT_OF_ORDERNESS);
     Duration idle = r.get(IDLE_TIMEOUT);
     int maxRecordBytes = r.get(MAX_RECORD_BYTES);
@@ -260,7 +272,18 @@ public record KafkaSourceConfig(
                 skew));
   }
 
-  /** A builder with every key's declared default. */
+  /**
+   * The default consumer group of a job: its name, so that jobs of different names never commit
+   * offsets to one group (docs/behaviour.md "Several jobs on one cluster").
+   */
+  public static String defaultGroupIdFor(String jobName) {
+    return jobName;
+  }
+
+  /**
+   * A builder with every key's declared default; the consumer group is that of a job named {@value
+   * #DEFAULT_JOB_NAME}.
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -292,7 +315,7 @@ public record KafkaSourceConfig(
     private String bootstrapServers;
     private List<String> topics = TOPICS.defaultValue();
     private String topicPattern;
-    private String groupId = GROUP_ID.defaultValue();
+    private String groupId = defaultGroupIdFor(DEFAULT_JOB_NAME);
     private StartupMode startupMode = STARTUP_MODE.defaultValue();
     private StartupMode committedFallback = COMMITTED_FALLBACK.defaultValue();
     private Instant startupTimestamp;

@@ -33,11 +33,44 @@ class KafkaSourceConfigTest {
   void readingNothingButTheBrokersGivesTheBuildersDefaults() {
     ConfigReader r = new ConfigReader(Map.of("kafka.bootstrap-servers", "127.0.0.1:9092"));
 
-    assertThat(KafkaSourceConfig.read(r))
+    assertThat(KafkaSourceConfig.read(r, "tally"))
         .isEqualTo(KafkaSourceConfig.builder().bootstrapServers("127.0.0.1:9092").build());
-    assertThat(DeadLetterConfig.read(r))
+    assertThat(DeadLetterConfig.read(r, "tally"))
         .isEqualTo(DeadLetterConfig.builder().bootstrapServers("127.0.0.1:9092").build());
     assertThat(r.problems()).isEmpty();
+  }
+
+  @Test
+  void theConsumerGroupAndTheTransactionalIdPrefixAreTheJobsOwnUnlessSet() {
+    ConfigReader r = new ConfigReader(Map.of("kafka.bootstrap-servers", "127.0.0.1:9092"));
+
+    KafkaSourceConfig first = KafkaSourceConfig.read(r, "payments-eu");
+    KafkaSourceConfig second = KafkaSourceConfig.read(r, "payments-us");
+    DeadLetterConfig firstDlq = DeadLetterConfig.read(r, "payments-eu");
+    DeadLetterConfig secondDlq = DeadLetterConfig.read(r, "payments-us");
+
+    assertThat(first.groupId()).isEqualTo("payments-eu");
+    assertThat(second.groupId()).isEqualTo("payments-us");
+    assertThat(firstDlq.transactionalIdPrefix()).isEqualTo("payments-eu-dlq");
+    assertThat(secondDlq.transactionalIdPrefix()).isEqualTo("payments-us-dlq");
+    // The default job name keeps the group and prefix that jobs had before they derived from it.
+    assertThat(KafkaSourceConfig.read(r, "tally").groupId()).isEqualTo("tally");
+    assertThat(DeadLetterConfig.read(r, "tally").transactionalIdPrefix()).isEqualTo("tally-dlq");
+    assertThat(r.problems()).isEmpty();
+  }
+
+  @Test
+  void anExplicitConsumerGroupAndPrefixWinOverTheJobsName() {
+    ConfigReader r =
+        new ConfigReader(
+            Map.of(
+                "kafka.bootstrap-servers", "127.0.0.1:9092",
+                "kafka.source.group-id", "shared-group",
+                "kafka.dead-letter.transactional-id-prefix", "shared-prefix"));
+
+    assertThat(KafkaSourceConfig.read(r, "payments-eu").groupId()).isEqualTo("shared-group");
+    assertThat(DeadLetterConfig.read(r, "payments-eu").transactionalIdPrefix())
+        .isEqualTo("shared-prefix");
   }
 
   @Test
@@ -63,9 +96,10 @@ class KafkaSourceConfigTest {
                 Map.entry("kafka.dead-letter.transactional-id-prefix", "tx"),
                 Map.entry("kafka.dead-letter.transaction-timeout", "14m"),
                 Map.entry("kafka.dead-letter.pool-transactional-ids", "true"),
+                Map.entry("kafka.dead-letter.continue-after-lost-transactions", "true"),
                 Map.entry("kafka.dead-letter.properties.linger.ms", "5")));
 
-    assertThat(KafkaSourceConfig.read(r))
+    assertThat(KafkaSourceConfig.read(r, "tally"))
         .isEqualTo(
             new KafkaSourceConfig(
                 "b1:9092,b2:9092",
@@ -82,7 +116,7 @@ class KafkaSourceConfigTest {
                 Duration.ZERO,
                 512 * 1024,
                 Duration.ofMinutes(30)));
-    assertThat(DeadLetterConfig.read(r))
+    assertThat(DeadLetterConfig.read(r, "tally"))
         .isEqualTo(
             new DeadLetterConfig(
                 "b1:9092,b2:9092",
@@ -90,7 +124,8 @@ class KafkaSourceConfigTest {
                 "tx",
                 Duration.ofMinutes(14),
                 true,
-                Map.of("security.protocol", "SASL_SSL", "linger.ms", "5")));
+                Map.of("security.protocol", "SASL_SSL", "linger.ms", "5"),
+                true));
     assertThat(r.problems()).isEmpty();
   }
 

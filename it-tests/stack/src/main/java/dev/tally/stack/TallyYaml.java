@@ -43,6 +43,7 @@ public final class TallyYaml {
   private String checkpointDirectory;
   private Duration checkpointInterval = Duration.ofSeconds(5);
   private String jobName;
+  private boolean idsFromJobName;
   private Integer parallelism;
   private final Map<String, String> extra = new LinkedHashMap<>();
 
@@ -104,6 +105,16 @@ public final class TallyYaml {
     return this;
   }
 
+  /**
+   * Leaves the consumer group and the transactional-id prefix unset, so that Tally derives them
+   * from {@code job.name}; without this they are set from the topic (or from {@link #groupId} and
+   * {@link #transactionalIdPrefix}).
+   */
+  public TallyYaml idsFromJobName() {
+    this.idsFromJobName = true;
+    return this;
+  }
+
   /** {@code job.parallelism}; null leaves it to the cluster or the CLI's {@code -p}. */
   public TallyYaml parallelism(Integer parallelism) {
     this.parallelism = parallelism;
@@ -132,13 +143,11 @@ public final class TallyYaml {
           bootstrap-servers: %s
           source:
             topics: [%s]
-            group-id: %s
-            startup-mode: earliest
+        %s    startup-mode: earliest
             bounded: %s
           dead-letter:
             topic: %s
-            transactional-id-prefix: %s
-        watermarks:
+        %swatermarks:
           out-of-orderness: 5s
           idle-timeout: 30s
         iceberg:
@@ -155,10 +164,10 @@ public final class TallyYaml {
             .formatted(
                 services.bootstrapServers(),
                 topic,
-                group,
+                idsFromJobName ? "" : "    group-id: " + group + "\n",
                 bounded,
                 dlq,
-                prefix,
+                idsFromJobName ? "" : "    transactional-id-prefix: " + prefix + "\n",
                 services.catalogUri(),
                 services.warehouse(),
                 services.s3Endpoint(),

@@ -14,7 +14,7 @@ import org.apache.flink.configuration.TaskManagerOptions;
 /**
  * The job's settings and their keys.
  *
- * @param name see {@link #NAME}: shown in the Flink UI
+ * @param name see {@link #NAME}: shown in the Flink UI, and what tells this job from others
  * @param parallelism see {@link #PARALLELISM}
  * @param maxParallelism see {@link #MAX_PARALLELISM}: the most the job can ever be rescaled to
  * @param objectReuse see {@link #OBJECT_REUSE}: chained operators pass records without copying
@@ -28,9 +28,18 @@ public record JobConfig(
     boolean objectReuse,
     long localManagedMemoryBytes) {
 
-  /** The job name. */
+  /**
+   * The job's name, and its identity among the jobs of one cluster: the consumer group, the
+   * dead-letter transactional-id prefix and the output table's writer derive from it.
+   */
   public static final ConfigKey<String> NAME =
-      ConfigKey.string("job.name").defaultValue("tally").required().description("Job name.");
+      ConfigKey.string("job.name")
+          .defaultValue("tally")
+          .required()
+          .description(
+              "Job name, and the job's identity on the cluster: the consumer group and the"
+                  + " dead-letter transactional-id prefix derive from it unless set, and it is"
+                  + " recorded as the output table's writer. Give every job its own.");
 
   /** The default parallelism. */
   public static final ConfigKey<Integer> PARALLELISM =

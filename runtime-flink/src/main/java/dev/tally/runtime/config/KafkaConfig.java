@@ -19,10 +19,15 @@ public record KafkaConfig(KafkaSourceConfig source, DeadLetterConfig deadLetter)
     Objects.requireNonNull(deadLetter, "deadLetter");
   }
 
-  /** Reads both; {@code null} when either has problems, which {@code r} records. */
-  static KafkaConfig read(ConfigReader r) {
-    KafkaSourceConfig source = KafkaSourceConfig.read(r);
-    DeadLetterConfig deadLetter = DeadLetterConfig.read(r);
+  /**
+   * Reads both; {@code null} when either has problems, which {@code r} records.
+   *
+   * @param jobName the job's name ({@link JobConfig#NAME}), of which the consumer group and the
+   *     transactional-id prefix are derived unless set
+   */
+  static KafkaConfig read(ConfigReader r, String jobName) {
+    KafkaSourceConfig source = KafkaSourceConfig.read(r, jobName);
+    DeadLetterConfig deadLetter = DeadLetterConfig.read(r, jobName);
     return source == null || deadLetter == null ? null : new KafkaConfig(source, deadLetter);
   }
 }

@@ -102,6 +102,14 @@ public record RestartConfig(
         "restart.*", () -> new RestartConfig(initial, max, multiplier, reset, jitter, attempts));
   }
 
+  /**
+   * The longest delay the strategy waits before a restart: the largest delay with the most jitter
+   * added (Flink's exponential-delay strategy jitters around the capped delay).
+   */
+  public static Duration worstBackoff(Duration maxBackoff, double jitter) {
+    return maxBackoff.plusMillis(Math.round(Math.ceil(maxBackoff.toMillis() * jitter)));
+  }
+
   /** Writes this strategy as Flink options. */
   public void applyTo(Configuration flink) {
     flink.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");

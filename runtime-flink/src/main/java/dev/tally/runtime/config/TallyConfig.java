@@ -70,8 +70,10 @@ public record TallyConfig(
    */
   public static TallyConfig read(ConfigSource source) {
     ConfigReader r = new ConfigReader(source.values());
-    KafkaConfig kafka = KafkaConfig.read(r);
-    IcebergSinkConfig iceberg = IcebergSinkConfig.read(r);
+    // The job's name is its identity on the cluster: per-job defaults derive from it.
+    String jobName = r.get(JobConfig.NAME);
+    KafkaConfig kafka = KafkaConfig.read(r, jobName);
+    IcebergSinkConfig iceberg = IcebergSinkConfig.read(r, jobName);
     AggregationSettings aggregation = AggregationKeys.read(r);
     StateConfig state = StateConfig.read(r);
     CheckpointConfig checkpoints = CheckpointConfig.read(r);
@@ -87,23 +89,49 @@ public record TallyConfig(
   }
 
   /**
-   * The dead-letter transaction must outlive the checkpoints that may fail before one commits it.
-   * The broker's maximum is checked at start against the live cluster; the policy can be checked
-   * here, from the keys themselves, so it is reported even when other keys of either feature have
-   * problems.
+   * The dead-letter transaction must outlive the checkpoints that may fail before one commits it,
+   * and a restart after a failure between a checkpoint's completion and its commit. The broker's
+   * maximum is checked at start against the live cluster; the rest can be checked here, from the
+   * keys themselves, so it is reported even when other keys of either feature have problems.
    */
   private static void checkDeadLetterTransactionTimeout(ConfigReader r) {
     Duration timeout = r.get(DeadLetterConfig.TRANSACTION_TIMEOUT);
+    Duration downtime = r.get(DeadLetterConfig.RECOVERABLE_DOWNTIME);
     Duration interval = r.get(CheckpointConfig.INTERVAL);
+    Duration minPause = r.get(CheckpointConfig.MIN_PAUSE);
     Duration checkpointTimeout = r.get(CheckpointConfig.TIMEOUT);
     int tolerableFailures = r.get(CheckpointConfig.TOLERABLE_FAILURES);
+    Duration maxBackoff = r.get(RestartConfig.MAX_BACKOFF);
+    double jitter = r.get(RestartConfig.JITTER);
     if (allowed(DeadLetterConfig.TRANSACTION_TIMEOUT, timeout)
+        && allowed(DeadLetterConfig.RECOVERABLE_DOWNTIME, downtime)
         && allowed(CheckpointConfig.INTERVAL, interval)
+        && allowed(CheckpointConfig.MIN_PAUSE, minPause)
         && allowed(CheckpointConfig.TIMEOUT, checkpointTimeout)
-        && allowed(CheckpointConfig.TOLERABLE_FAILURES, tolerableFailures)) {
-      TransactionTimeoutCheck.policyProblems(
-              timeout, interval, checkpointTimeout, tolerableFailures)
-          .forEach(p -> r.problem(DeadLetterConfig.TRANSACTION_TIMEOUT + ", checkpoints.*: " + p));
+        && allowed(CheckpointConfig.TOLERABLE_FAILURES, tolerableFailures)
+        && allowed(RestartConfig.MAX_BACKOFF, maxBackoff)
+        && allowed(RestartConfig.JITTER, jitter)) {
+      var lifetime =
+          new TransactionTimeoutCheck.Lifetime(
+              interval,
+              minPause,
+              checkpointTimeout,
+              tolerableFailures,
+              RestartConfig.worstBackoff(maxBackoff, jitter),
+              downtime);
+      String keys =
+          String.join(
+              ", ",
+              DeadLetterConfig.TRANSACTION_TIMEOUT.name(),
+              DeadLetterConfig.RECOVERABLE_DOWNTIME.name(),
+              CheckpointConfig.INTERVAL.name(),
+              CheckpointConfig.MIN_PAUSE.name(),
+              CheckpointConfig.TIMEOUT.name(),
+              CheckpointConfig.TOLERABLE_FAILURES.name(),
+              RestartConfig.MAX_BACKOFF.name(),
+              RestartConfig.JITTER.name());
+      TransactionTimeoutCheck.policyProblems(timeout, lifetime)
+          .forEach(p -> r.problem(keys + ": " + p));
     }
   }
 

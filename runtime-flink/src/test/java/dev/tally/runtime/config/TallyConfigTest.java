@@ -7,6 +7,7 @@ import dev.tally.adapters.iceberg.CatalogConfig;
 import dev.tally.adapters.iceberg.CatalogType;
 import dev.tally.adapters.iceberg.StorageConfig;
 import dev.tally.adapters.iceberg.WriteDistribution;
+import dev.tally.adapters.kafka.DeadLetterConfig;
 import dev.tally.adapters.kafka.KafkaSourceConfig;
 import dev.tally.adapters.kafka.StartupMode;
 import dev.tally.domain.window.TumblingWindows;
@@ -161,7 +162,8 @@ class TallyConfigTest {
               dead-letter:
                 topic: dead
                 transactional-id-prefix: tx-prefix
-                transaction-timeout: 14m
+                transaction-timeout: 30m
+                recoverable-downtime: 10m
                 pool-transactional-ids: true
                 properties:
                   linger.ms: "5"
@@ -269,7 +271,8 @@ class TallyConfigTest {
     var dlq = config.kafka().deadLetter();
     assertThat(dlq.topic()).isEqualTo("dead");
     assertThat(dlq.transactionalIdPrefix()).isEqualTo("tx-prefix");
-    assertThat(dlq.transactionTimeout()).isEqualTo(Duration.ofMinutes(14));
+    assertThat(dlq.transactionTimeout()).isEqualTo(Duration.ofMinutes(30));
+    assertThat(config.effective()).containsEntry("kafka.dead-letter.recoverable-downtime", "10m");
     assertThat(dlq.poolTransactionalIds()).isTrue();
     assertThat(dlq.producerProperties())
         .containsEntry("linger.ms", "5")
@@ -413,10 +416,57 @@ class TallyConfigTest {
                         p ->
                             assertThat(p)
                                 .startsWith(
-                                    "kafka.dead-letter.transaction-timeout, checkpoints.*: the dead-letter transaction timeout PT1M is shorter"))
+                                    "kafka.dead-letter.transaction-timeout, kafka.dead-letter.recoverable-downtime,"
+                                        + " checkpoints.interval, checkpoints.min-pause, checkpoints.timeout,"
+                                        + " checkpoints.tolerable-failures, restart.max-backoff, restart.jitter:"
+                                        + " the dead-letter transaction timeout PT1M is shorter"))
                     .anySatisfy(p -> assertThat(p).startsWith("job.colour: unknown key"))
                     .hasSizeGreaterThanOrEqualTo(12))
         .hasMessageStartingWith("Invalid configuration (");
+  }
+
+  @Test
+  void twoJobsOfDifferentNamesShareNeitherConsumerGroupNorTransactionalIdsNorTableOwner() {
+    TallyConfig eu = TallyConfig.read(ConfigSource.of(withJobName("payments-eu")));
+    TallyConfig us = TallyConfig.read(ConfigSource.of(withJobName("payments-us")));
+
+    assertThat(eu.kafka().source().groupId()).isEqualTo("payments-eu");
+    assertThat(us.kafka().source().groupId()).isEqualTo("payments-us");
+    assertThat(eu.kafka().deadLetter().transactionalIdPrefix()).isEqualTo("payments-eu-dlq");
+    assertThat(us.kafka().deadLetter().transactionalIdPrefix()).isEqualTo("payments-us-dlq");
+    assertThat(eu.iceberg().writer()).isEqualTo("payments-eu");
+    assertThat(us.iceberg().writer()).isEqualTo("payments-us");
+    TallyConfig unnamed = TallyConfig.read(ConfigSource.of(MINIMAL));
+    assertThat(unnamed.kafka().source().groupId()).isEqualTo("tally");
+    assertThat(unnamed.kafka().deadLetter().transactionalIdPrefix()).isEqualTo("tally-dlq");
+    assertThat(unnamed.iceberg().writer()).isEqualTo("tally");
+  }
+
+  private static Map<String, String> withJobName(String name) {
+    Map<String, String> values = new java.util.HashMap<>(MINIMAL);
+    values.put(JobConfig.NAME.name(), name);
+    return values;
+  }
+
+  @Test
+  void theTransactionTimeoutMustCoverTheRestartBackoffAndTheRecoverableDowntime() {
+    // 4 × (10 s + 2 min) = 8 min 40 s of checkpoints fit 10 min; the default 2 min downtime and
+    // a restart delay of up to 1 min 6 s after them do not.
+    Map<String, String> values = new java.util.HashMap<>(MINIMAL);
+    values.put(DeadLetterConfig.TRANSACTION_TIMEOUT.name(), "10m");
+    assertThatThrownBy(() -> TallyConfig.read(ConfigSource.of(values)))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining(
+            "kafka.dead-letter.transaction-timeout, kafka.dead-letter.recoverable-downtime,"
+                + " checkpoints.interval, checkpoints.min-pause, checkpoints.timeout,"
+                + " checkpoints.tolerable-failures, restart.max-backoff, restart.jitter: the"
+                + " dead-letter transaction timeout PT10M is shorter than the longest a"
+                + " transaction may wait for its commit, PT11M46S");
+
+    values.put(DeadLetterConfig.RECOVERABLE_DOWNTIME.name(), "10s");
+    assertThat(TallyConfig.read(ConfigSource.of(values)).kafka().deadLetter().transactionTimeout())
+        .as("a shorter expected downtime fits: 8 min 40 s + 66 s + 10 s")
+        .isEqualTo(Duration.ofMinutes(10));
   }
 
   @Test

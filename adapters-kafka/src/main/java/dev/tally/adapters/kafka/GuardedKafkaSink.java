@@ -1,0 +1,95 @@
+package dev.tally.adapters.kafka;
+
+import java.io.IOException;
+import java.util.Collection;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.connector.kafka.sink.KafkaCommittable;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.sink.KafkaWriterState;
+import org.apache.flink.connector.kafka.sink.TwoPhaseCommittingStatefulSink;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.SupportsPostCommitTopology;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.lineage.LineageVertex;
+import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
+
+/**
+ * Flink's {@link KafkaSink}, unchanged but for its committer, which {@link LostTransactionGuard}
+ * watches. Writer, writer state, committables and their serializers are the connector's own, so the
+ * sink's state in existing checkpoints and savepoints restores as it is.
+ *
+ * @param <IN> the records written
+ */
+final class GuardedKafkaSink<IN>
+    implements TwoPhaseCommittingStatefulSink<IN, KafkaWriterState, KafkaCommittable>,
+        SupportsPostCommitTopology<KafkaCommittable>,
+        LineageVertexProvider {
+
+  private static final long serialVersionUID = 1L;
+
+  /** The group and name of the counter of lost transactions, on the committer. */
+  static final String METRIC_GROUP = "tally";
+
+  static final String METRIC_SUBGROUP = "deadletters";
+  static final String LOST_TRANSACTIONS = "lost-transactions";
+
+  private final KafkaSink<IN> kafka;
+  private final boolean continueAfterLoss;
+  private final boolean pooledIds;
+
+  GuardedKafkaSink(KafkaSink<IN> kafka, boolean continueAfterLoss, boolean pooledIds) {
+    this.kafka = kafka;
+    this.continueAfterLoss = continueAfterLoss;
+    this.pooledIds = pooledIds;
+  }
+
+  @Override
+  public Committer<KafkaCommittable> createCommitter(CommitterInitContext context)
+      throws IOException {
+    return new LostTransactionGuard(
+        kafka.createCommitter(context),
+        context
+            .metricGroup()
+            .addGroup(METRIC_GROUP)
+            .addGroup(METRIC_SUBGROUP)
+            .counter(LOST_TRANSACTIONS),
+        continueAfterLoss,
+        pooledIds);
+  }
+
+  @Override
+  public SimpleVersionedSerializer<KafkaCommittable> getCommittableSerializer() {
+    return kafka.getCommittableSerializer();
+  }
+
+  @Override
+  public PrecommittingStatefulSinkWriter<IN, KafkaWriterState, KafkaCommittable> createWriter(
+      WriterInitContext context) throws IOException {
+    return kafka.createWriter(context);
+  }
+
+  @Override
+  public PrecommittingStatefulSinkWriter<IN, KafkaWriterState, KafkaCommittable> restoreWriter(
+      WriterInitContext context, Collection<KafkaWriterState> recoveredState) throws IOException {
+    return kafka.restoreWriter(context, recoveredState);
+  }
+
+  @Override
+  public SimpleVersionedSerializer<KafkaWriterState> getWriterStateSerializer() {
+    return kafka.getWriterStateSerializer();
+  }
+
+  @Override
+  public void addPostCommitTopology(DataStream<CommittableMessage<KafkaCommittable>> committables) {
+    // The connector co-locates writer and committer here, by the transactional-id prefix.
+    kafka.addPostCommitTopology(committables);
+  }
+
+  @Override
+  public LineageVertex getLineageVertex() {
+    return kafka.getLineageVertex();
+  }
+}
