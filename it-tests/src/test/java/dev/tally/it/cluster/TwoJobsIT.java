@@ -37,6 +37,12 @@ import org.junit.jupiter.api.Timeout;
  * job writes.
  */
 class TwoJobsIT {
+  /**
+   * A dead-letter topic created ahead of the job must hold the source topic's largest record with
+   * the dead-letter headers, or the job refuses to start (docs/behaviour.md "Record size").
+   */
+  private static final Map<String, String> DEAD_LETTER_TOPIC_CONFIG =
+      Map.of("retention.ms", "-1", "max.message.bytes", String.valueOf(2 * 1024 * 1024));
 
   private static Path root;
   private static LocalStack stack;
@@ -167,7 +173,7 @@ class TwoJobsIT {
       this.topic = "tx-" + name;
       this.dlq = topic + ".dlq";
       stack.kafka().createTopic(topic, SpendingDataset.PARTITIONS, Map.of("retention.ms", "-1"));
-      stack.kafka().createTopic(dlq, 1, Map.of("retention.ms", "-1"));
+      stack.kafka().createTopic(dlq, 1, DEAD_LETTER_TOPIC_CONFIG);
     }
 
     TallyJobLauncher launcher(boolean bounded) {

@@ -51,6 +51,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DeadLetterReplayIT {
+  /**
+   * A dead-letter topic created ahead of the job must hold the source topic's largest record with
+   * the dead-letter headers, or the job refuses to start (docs/behaviour.md "Record size").
+   */
+  private static final Map<String, String> DEAD_LETTER_TOPIC_CONFIG =
+      Map.of("retention.ms", "-1", "max.message.bytes", String.valueOf(2 * 1024 * 1024));
 
   private static final String TOPIC = "replay-transactions";
   private static final String DLQ = TOPIC + ".dlq";
@@ -71,8 +77,8 @@ class DeadLetterReplayIT {
   static void rejectTheSkewedProducersRecords() throws Exception {
     stack = LocalStack.start(work.resolve("stack"));
     stack.kafka().createTopic(TOPIC, 2, Map.of("retention.ms", "-1"));
-    stack.kafka().createTopic(DLQ, 1, Map.of("retention.ms", "-1"));
-    stack.kafka().createTopic(DLQ + "-2", 1, Map.of("retention.ms", "-1"));
+    stack.kafka().createTopic(DLQ, 1, DEAD_LETTER_TOPIC_CONFIG);
+    stack.kafka().createTopic(DLQ + "-2", 1, DEAD_LETTER_TOPIC_CONFIG);
     produce();
     config =
         TallyYaml.builder(stack.tallyServices())

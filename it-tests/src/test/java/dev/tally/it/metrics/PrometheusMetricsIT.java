@@ -37,6 +37,12 @@ import org.junit.jupiter.api.io.TempDir;
  * expression of the Grafana dashboard in {@code deploy/grafana}.
  */
 class PrometheusMetricsIT {
+  /**
+   * A dead-letter topic created ahead of the job must hold the source topic's largest record with
+   * the dead-letter headers, or the job refuses to start (docs/behaviour.md "Record size").
+   */
+  private static final Map<String, String> DEAD_LETTER_TOPIC_CONFIG =
+      Map.of("retention.ms", "-1", "max.message.bytes", String.valueOf(2 * 1024 * 1024));
 
   private static final String TOPIC = "metrics-transactions";
   private static final int VALID = 400;
@@ -55,7 +61,7 @@ class PrometheusMetricsIT {
   static void runTheJobScrapedByPrometheus() throws Exception {
     stack = LocalStack.start(work.resolve("stack"));
     stack.kafka().createTopic(TOPIC, 2, Map.of("retention.ms", "-1"));
-    stack.kafka().createTopic(TOPIC + ".dlq", 1, Map.of("retention.ms", "-1"));
+    stack.kafka().createTopic(TOPIC + ".dlq", 1, DEAD_LETTER_TOPIC_CONFIG);
     produce();
 
     Path config =
