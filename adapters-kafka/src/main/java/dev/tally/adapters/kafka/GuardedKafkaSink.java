@@ -30,34 +30,30 @@ final class GuardedKafkaSink<IN>
 
   private static final long serialVersionUID = 1L;
 
-  /** The group and name of the counter of lost transactions, on the committer. */
+  /** The group and names of the committer's counters: lost transactions, fenced commits. */
   static final String METRIC_GROUP = "tally";
 
   static final String METRIC_SUBGROUP = "deadletters";
   static final String LOST_TRANSACTIONS = "lost-transactions";
+  static final String FENCED_COMMITS = "fenced-commits";
 
   private final KafkaSink<IN> kafka;
   private final boolean continueAfterLoss;
-  private final boolean pooledIds;
 
-  GuardedKafkaSink(KafkaSink<IN> kafka, boolean continueAfterLoss, boolean pooledIds) {
+  GuardedKafkaSink(KafkaSink<IN> kafka, boolean continueAfterLoss) {
     this.kafka = kafka;
     this.continueAfterLoss = continueAfterLoss;
-    this.pooledIds = pooledIds;
   }
 
   @Override
   public Committer<KafkaCommittable> createCommitter(CommitterInitContext context)
       throws IOException {
+    var metrics = context.metricGroup().addGroup(METRIC_GROUP).addGroup(METRIC_SUBGROUP);
     return new LostTransactionGuard(
         kafka.createCommitter(context),
-        context
-            .metricGroup()
-            .addGroup(METRIC_GROUP)
-            .addGroup(METRIC_SUBGROUP)
-            .counter(LOST_TRANSACTIONS),
-        continueAfterLoss,
-        pooledIds);
+        metrics.counter(LOST_TRANSACTIONS),
+        metrics.counter(FENCED_COMMITS),
+        continueAfterLoss);
   }
 
   @Override

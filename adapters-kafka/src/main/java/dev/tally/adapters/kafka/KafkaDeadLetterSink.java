@@ -34,8 +34,7 @@ final class KafkaDeadLetterSink implements RejectedRecordSink {
   }
 
   GuardedKafkaSink<RejectedRecord> buildSink() {
-    return new GuardedKafkaSink<>(
-        buildKafkaSink(), options.continueAfterLostTransactions(), options.poolTransactionalIds());
+    return new GuardedKafkaSink<>(buildKafkaSink(), options.continueAfterLostTransactions());
   }
 
   private KafkaSink<RejectedRecord> buildKafkaSink() {

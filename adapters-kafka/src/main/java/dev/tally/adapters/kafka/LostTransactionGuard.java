@@ -15,29 +15,34 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dead-letter committer of Flink's {@code KafkaSink}, with the case that loses dead letters
+ * The dead-letter committer of Flink's {@code KafkaSink}, with the cases that lose dead letters
  * made loud.
  *
  * <p>The connector's {@code KafkaCommitter} (5.0) commits the transaction of a completed
- * checkpoint; when the broker has aborted it first (it outlived {@code transaction.timeout.ms}: a
- * failure between the checkpoint's completion and the commit, then a long restart or a broker
- * outage; or another producer fenced it, e.g. a job with the same transactional-id prefix), the
- * commit fails with {@code ProducerFencedException}, {@code InvalidTxnStateException} or {@code
- * UnknownProducerIdException}, which it logs as likely data loss and signals as a failure "with a
- * known reason". Flink discards such a committable and the job goes on: the dead letters of that
- * checkpoint are gone, and only a log line says so.
+ * checkpoint. When the commit fails with a "known reason" it logs likely data loss, and Flink
+ * discards the committable: the job goes on, and only a log line says what happened. The reasons
+ * differ in what they prove:
  *
- * <p>This guard watches for exactly those signals. Each lost transaction is counted ({@code
- * tally.deadletters.lost-transactions} on the committer) and logged as an ERROR naming the
- * transaction. Then the job fails for good, without restarts ({@link SuppressRestartsException}): a
- * restart would only lose the same transaction again. Its checkpoints are retained, and the latest
- * one still holds the lost transaction; resuming from it with {@link
- * DeadLetterConfig#CONTINUE_AFTER_LOST_TRANSACTIONS} set is the operator's acknowledgement: the
- * guard then counts and logs the loss and the job goes on.
- *
- * <p>With pooled transactional ids ({@link DeadLetterConfig#POOL_TRANSACTIONAL_IDS}) a fenced
- * recommit during recovery is expected when a later checkpoint reused the id (the connector says
- * so), so there a {@code ProducerFencedException} is logged as a possible loss and not counted.
+ * <ul>
+ *   <li>{@code InvalidTxnStateException} (a commit of a transaction the broker has aborted: it
+ *       outlived {@code transaction.timeout.ms}, e.g. a restart or a broker outage longer than
+ *       {@code kafka.dead-letter.recoverable-downtime} allowed for) and {@code
+ *       UnknownProducerIdException} (the broker no longer knows the producer at all): the dead
+ *       letters of that checkpoint are lost. Each is counted ({@code
+ *       tally.deadletters.lost-transactions}), logged as an ERROR naming the transaction, and the
+ *       job fails for good, without restarts ({@link SuppressRestartsException}), since a restart
+ *       would only meet the same loss again. Resuming from the retained checkpoint with {@link
+ *       DeadLetterConfig#CONTINUE_AFTER_LOST_TRANSACTIONS} set is the operator's acknowledgement:
+ *       the loss is counted and logged and the job goes on.
+ *   <li>{@code ProducerFencedException}: a newer producer holds the transactional id. That is the
+ *       normal outcome of recommitting a transaction that was committed before a failure once a
+ *       later producer took its id (a second restore of one checkpoint, a rollback, a rescale:
+ *       FLINK-8086), and also the outcome of a transaction the broker aborted on timeout and whose
+ *       id was taken since. The commit response cannot tell the two apart, and failing on it would
+ *       fail ordinary recoveries. So it is counted ({@code tally.deadletters.fenced-commits}) and
+ *       logged as an ERROR naming the transaction, and the job goes on; the start's check of the
+ *       transaction timeout ({@link TransactionTimeoutCheck}) is what keeps the timeout case out.
+ * </ul>
  */
 // "try": close() throws what the connector's committer throws, as Committer declares it.
 @SuppressWarnings("try")
@@ -47,24 +52,24 @@ final class LostTransactionGuard implements Committer<KafkaCommittable> {
 
   private final Committer<KafkaCommittable> delegate;
   private final Counter lostTransactions;
+  private final Counter fencedCommits;
   private final boolean continueAfterLoss;
-  private final boolean pooledIds;
 
   /**
    * @param delegate the connector's committer
    * @param lostTransactions counts the transactions lost
+   * @param fencedCommits counts the commits a newer producer of the same id fenced
    * @param continueAfterLoss whether the job goes on after a loss instead of failing
-   * @param pooledIds whether the sink reuses transactional ids
    */
   LostTransactionGuard(
       Committer<KafkaCommittable> delegate,
       Counter lostTransactions,
-      boolean continueAfterLoss,
-      boolean pooledIds) {
+      Counter fencedCommits,
+      boolean continueAfterLoss) {
     this.delegate = delegate;
     this.lostTransactions = lostTransactions;
+    this.fencedCommits = fencedCommits;
     this.continueAfterLoss = continueAfterLoss;
-    this.pooledIds = pooledIds;
   }
 
   @Override
@@ -86,9 +91,7 @@ final class LostTransactionGuard implements Committer<KafkaCommittable> {
             + "of a completed checkpoint ("
             + String.join("; ", lost)
             + "), so its dead letters were never committed. It outlived the transaction timeout"
-            + " (kafka.dead-letter.transaction-timeout; see kafka.dead-letter.recoverable-downtime)"
-            + " or another producer with the same transactional id fenced it"
-            + " (kafka.dead-letter.transactional-id-prefix).";
+            + " (kafka.dead-letter.transaction-timeout; see kafka.dead-letter.recoverable-downtime).";
     if (continueAfterLoss) {
       LOG.error(
           "{} The job goes on ({}=true).",
@@ -114,10 +117,7 @@ final class LostTransactionGuard implements Committer<KafkaCommittable> {
   /**
    * Whether a failure the connector signals "with a known reason" means the dead letters are lost.
    */
-  private boolean isLoss(Throwable failure) {
-    if (failure instanceof ProducerFencedException) {
-      return !pooledIds;
-    }
+  private static boolean isLoss(Throwable failure) {
     return failure instanceof InvalidTxnStateException
         || failure instanceof UnknownProducerIdException;
   }
@@ -156,10 +156,16 @@ final class LostTransactionGuard implements Committer<KafkaCommittable> {
               + failure;
       if (isLoss(failure)) {
         lost.add(transaction);
-      } else {
-        LOG.warn(
-            "Dead letters possibly lost: {} (with pooled transactional ids this is expected during"
-                + " a recovery, when a later checkpoint reused the id)",
+      } else if (failure instanceof ProducerFencedException) {
+        fencedCommits.inc();
+        LOG.error(
+            "Dead-letter commit fenced: {}. A newer producer holds the transactional id: expected"
+                + " when a transaction committed before a failure is recommitted after a later"
+                + " producer took its id (a repeated restore, a rollback, a rescale); dead letters"
+                + " are lost only if the broker had aborted the transaction on timeout first"
+                + " (kafka.dead-letter.recoverable-downtime) or another job uses the same"
+                + " kafka.dead-letter.transactional-id-prefix. Counted in"
+                + " tally.deadletters.fenced-commits; the job goes on.",
             transaction);
       }
       request.signalFailedWithKnownReason(failure);

@@ -1,7 +1,7 @@
 package dev.tally.adapters.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.tally.it.Await;
 import dev.tally.stack.KafkaBroker;
@@ -29,6 +29,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -39,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * {@link LostTransactionGuard} around the connector's own {@code KafkaCommitter}, against a real
  * broker, on real transactions: one the broker aborted before its commit, as after a restart that
  * took longer than the transaction timeout, and one it still holds, as in every normal commit and
- * in the recommit of a restored checkpoint.
+ * in the recommit of a restored checkpoint; and one recommitted after a later producer took its
+ * transactional id, as when one checkpoint is restored twice.
  *
  * <p>Why not a whole job: the loss needs the commit of a completed checkpoint to come later than
  * the transaction timeout, and a job offers no deterministic way to hold a committer between a
@@ -72,34 +74,63 @@ class LostTransactionIT {
   }
 
   @Test
-  void aTransactionTheBrokerAbortedBeforeItsCommitIsCountedAndFailsTheJobWithoutRestarts()
-      throws Exception {
+  void aTransactionTheBrokerAbortedBeforeItsCommitIsNeverSilent() throws Exception {
     String value = "lost-" + UUID.randomUUID();
     KafkaCommittable committable = precommitted(value, Duration.ofSeconds(1));
     awaitAbortedByTheBroker(committable.getTransactionalId());
-    SimpleCounter lost = new SimpleCounter();
+    Counters counters = new Counters();
     Recorded request = new Recorded(committable);
 
-    assertThatThrownBy(() -> commit(false, lost, request))
-        .isInstanceOf(SuppressRestartsException.class)
-        .hasStackTraceContaining("Dead letters lost")
-        .hasStackTraceContaining("transactional id " + committable.getTransactionalId())
-        .hasStackTraceContaining("kafka.dead-letter.continue-after-lost-transactions=true");
+    Throwable thrown = catchThrowable(() -> commit(false, counters, request));
 
-    assertThat(lost.getCount()).isOne();
     assertThat(request.knownFailure).as("the connector's own verdict").isNotNull();
     assertThat(committedValues()).doesNotContain(value);
+    if (request.knownFailure instanceof ProducerFencedException) {
+      // The broker bumped the epoch when it aborted: the response is that of a fenced commit.
+      assertThat(counters.fenced.getCount()).isOne();
+      assertThat(counters.lost.getCount()).isZero();
+      assertThat(thrown).isNull();
+    } else {
+      assertThat(counters.lost.getCount()).isOne();
+      assertThat(thrown)
+          .isInstanceOf(SuppressRestartsException.class)
+          .hasStackTraceContaining("Dead letters lost")
+          .hasStackTraceContaining("transactional id " + committable.getTransactionalId())
+          .hasStackTraceContaining("kafka.dead-letter.continue-after-lost-transactions=true");
+    }
   }
 
   @Test
-  void withTheLossAcknowledgedTheLostTransactionIsCountedAndTheJobGoesOn() throws Exception {
+  void withTheLossAcknowledgedTheJobGoesOnAndTheTransactionIsCounted() throws Exception {
     KafkaCommittable committable = precommitted("lost-" + UUID.randomUUID(), Duration.ofSeconds(1));
     awaitAbortedByTheBroker(committable.getTransactionalId());
-    SimpleCounter lost = new SimpleCounter();
+    Counters counters = new Counters();
 
-    commit(true, lost, new Recorded(committable));
+    commit(true, counters, new Recorded(committable));
 
-    assertThat(lost.getCount()).isOne();
+    assertThat(counters.lost.getCount() + counters.fenced.getCount()).isOne();
+  }
+
+  @Test
+  void aRecommitAfterALaterProducerTookTheIdIsCountedAsFencedAndTheJobGoesOn() throws Exception {
+    String value = "kept-" + UUID.randomUUID();
+    KafkaCommittable committable = precommitted(value, Duration.ofMinutes(1));
+    Counters counters = new Counters();
+    commit(false, counters, new Recorded(committable));
+    // A second restore of the same checkpoint, a rollback or a rescale: a later writer's producer
+    // initialises the same transactional id before the restored committer recommits.
+    try (FlinkKafkaInternalProducer<byte[], byte[]> later =
+        new FlinkKafkaInternalProducer<>(producerProperties(), committable.getTransactionalId())) {
+      later.initTransactions();
+    }
+    Recorded again = new Recorded(committable);
+
+    commit(false, counters, again);
+
+    assertThat(again.knownFailure).isInstanceOf(ProducerFencedException.class);
+    assertThat(counters.fenced.getCount()).isOne();
+    assertThat(counters.lost.getCount()).isZero();
+    assertThat(committedValues()).contains(value);
   }
 
   @Test
@@ -107,15 +138,16 @@ class LostTransactionIT {
       throws Exception {
     String value = "kept-" + UUID.randomUUID();
     KafkaCommittable committable = precommitted(value, Duration.ofMinutes(1));
-    SimpleCounter lost = new SimpleCounter();
+    Counters counters = new Counters();
     Recorded first = new Recorded(committable);
     Recorded again = new Recorded(committable);
 
-    commit(false, lost, first);
+    commit(false, counters, first);
     // A job restored from the checkpoint commits its transactions again, with a new committer.
-    commit(false, lost, again);
+    commit(false, counters, again);
 
-    assertThat(lost.getCount()).isZero();
+    assertThat(counters.lost.getCount()).isZero();
+    assertThat(counters.fenced.getCount()).isZero();
     assertThat(first.knownFailure).isNull();
     assertThat(again.knownFailure).isNull();
     assertThat(committedValues()).contains(value);
@@ -143,10 +175,10 @@ class LostTransactionIT {
   }
 
   /** Commits through a new guard around a new committer of the connector's, then closes both. */
-  private static void commit(boolean continueAfterLoss, SimpleCounter lost, Recorded request)
+  private static void commit(boolean continueAfterLoss, Counters counters, Recorded request)
       throws Exception {
     LostTransactionGuard guard =
-        new LostTransactionGuard(committer(), lost, continueAfterLoss, false);
+        new LostTransactionGuard(committer(), counters.lost, counters.fenced, continueAfterLoss);
     try {
       guard.commit(List.of(request));
     } finally {
@@ -216,6 +248,12 @@ class LostTransactionIT {
       }
     }
     return values;
+  }
+
+  /** The guard's two counters. */
+  private static final class Counters {
+    final SimpleCounter lost = new SimpleCounter();
+    final SimpleCounter fenced = new SimpleCounter();
   }
 
   /** A commit request as Flink's committer operator makes it, recording what it was told. */
