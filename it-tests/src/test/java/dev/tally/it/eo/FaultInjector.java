@@ -11,10 +11,16 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 
-/** Passes transactions through unchanged and fires its {@link Fault} once. */
+/** Passes transactions through unchanged and fires its {@link Fault} once (or paces them). */
 final class FaultInjector
     implements MapFunction<SourcedTransaction, SourcedTransaction>, CheckpointedFunction {
   private static final long serialVersionUID = 1L;
+
+  /**
+   * The pause per record of {@link Fault.Kind#PACE}: about 1,000 records per second and subtask, so
+   * a harness dataset takes about a minute, far longer than a stop with a savepoint.
+   */
+  static final long PACE_MILLIS = 1;
 
   private final Fault fault;
   private transient long records;
@@ -24,8 +30,12 @@ final class FaultInjector
   }
 
   @Override
-  public SourcedTransaction map(SourcedTransaction value) {
+  public SourcedTransaction map(SourcedTransaction value) throws InterruptedException {
     records++;
+    if (fault.kind() == Fault.Kind.PACE && records > fault.afterRecords()) {
+      // Between two records the task handles its mailbox, so checkpoint barriers are not held up.
+      Thread.sleep(PACE_MILLIS);
+    }
     if (fault.kind() == Fault.Kind.TASK_EXCEPTION && records >= fault.afterRecords() && claim()) {
       throw new InjectedFault("injected: an exception in a task after " + records + " records");
     }

@@ -159,10 +159,10 @@ enum Scenario {
     void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
       long first = 1 + random.nextInt(3);
       long second = 1 + random.nextInt(2);
-      JobID p2 = run.submit(2, null, null);
+      JobID p2 = run.submit(2, null, pacedWhenBounded());
       check(run.awaitCheckpoints(p2, first), "the job at p=2 runs at checkpoint " + first);
       String savepoint2 = run.stopWithSavepoint(p2);
-      JobID p3 = run.submit(3, savepoint2, null);
+      JobID p3 = run.submit(3, savepoint2, pacedWhenBounded());
       check(run.awaitCheckpoints(p3, second), "the job at p=3 runs at checkpoint " + second);
       String savepoint3 = run.stopWithSavepoint(p3);
       JobID p1 = run.submit(1, savepoint3, null);
@@ -187,7 +187,7 @@ enum Scenario {
     @Override
     void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
       long first = 1 + random.nextInt(3);
-      JobID older = run.submit(2, null, null);
+      JobID older = run.submit(2, null, pacedWhenBounded());
       check(run.awaitCheckpoints(older, first), "the first job runs at checkpoint " + first);
       String savepoint = run.stopWithSavepoint(older);
       JobID resumed = run.submit(2, savepoint, null);
@@ -220,9 +220,9 @@ enum Scenario {
     @Override
     void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
       long at = 1 + random.nextInt(3);
-      JobID first = run.submit(2, null, null, BOUNDED_SOURCE);
+      // Paced, so that it is still reading when stopped: stopped mid-way, and not racing its end.
+      JobID first = run.submit(2, null, Fault.paced(), BOUNDED_SOURCE);
       check(run.awaitCheckpoints(first, at), "the bounded job runs at checkpoint " + at);
-      // Fails if the job has ended already: then it was not stopped mid-way.
       String savepoint = run.stopWithSavepoint(first);
       JobID resumed = run.submit(2, savepoint, null, BOUNDED_SOURCE);
       run.finishByDrain(resumed); // a bounded job: waits for it to end FINISHED by itself
@@ -308,6 +308,15 @@ enum Scenario {
 
   /** The override that makes a scenario's jobs bounded whatever {@code tally.eo.bounded} says. */
   private static final String BOUNDED_SOURCE = "kafka.source.bounded=true";
+
+  /**
+   * For a job a scenario stops with a savepoint: {@link Fault#paced()} when the harness runs
+   * bounded ({@code -Dtally.eo.bounded=true}), since a bounded job may otherwise reach its end
+   * first.
+   */
+  private static Fault pacedWhenBounded() {
+    return Harness.BOUNDED ? Fault.paced() : null;
+  }
 
   /** Runs the scenario on its own table and dead-letter topic; returns the verdict. */
   Outcome run(Harness harness, long seed) throws Exception {
