@@ -1,6 +1,7 @@
 package dev.tally.runtime;
 
 import dev.tally.adapters.kafka.DeadLetterSizing;
+import dev.tally.adapters.kafka.KafkaAccessCheck;
 import dev.tally.adapters.kafka.TransactionTimeoutCheck;
 import dev.tally.ports.config.InvalidConfigException;
 import dev.tally.runtime.cli.CommandLines;
@@ -17,6 +18,7 @@ import dev.tally.runtime.sql.QueryCommand;
 import dev.tally.runtime.sql.SqlCommand;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -117,6 +119,7 @@ public final class TallyMain implements Callable<Integer> {
       return 0;
     }
     LOG.info("{}", effective);
+    checkKafkaAccess(config);
     checkDeadLetterTransactionTimeout(config);
     config = sizeDeadLetters(config);
 
@@ -138,6 +141,35 @@ public final class TallyMain implements Callable<Integer> {
           DeadLetterSizing.sizeFor(config.kafka().deadLetter(), config.kafka().source()));
     } catch (InvalidConfigException e) {
       throw new ConfigurationException(e.problems());
+    }
+  }
+
+  /**
+   * Asks the brokers, with the source consumer's and the dead-letter producer's own security
+   * settings, whether they let each in; fails the start naming the keys of every client refused
+   * (wrong credentials, a TLS handshake that fails, no authorization).
+   */
+  private static void checkKafkaAccess(TallyConfig config) {
+    Duration timeout = Duration.ofSeconds(30);
+    List<String> problems = new ArrayList<>();
+    problems.addAll(
+        KafkaAccessCheck.problems(
+            "the source consumer",
+            "kafka.properties. / kafka.source.properties.",
+            config.kafka().source().bootstrapServers(),
+            config.kafka().source().clientProperties(),
+            config.kafka().source().topics() == null ? List.of() : config.kafka().source().topics(),
+            timeout));
+    problems.addAll(
+        KafkaAccessCheck.problems(
+            "the dead-letter producer",
+            "kafka.properties. / kafka.dead-letter.properties.",
+            config.kafka().deadLetter().bootstrapServers(),
+            config.kafka().deadLetter().producerProperties(),
+            List.of(),
+            timeout));
+    if (!problems.isEmpty()) {
+      throw new ConfigurationException(problems);
     }
   }
 

@@ -16,7 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Node;
@@ -333,18 +332,8 @@ public final class DeadLetterSizing {
    * and connection settings), with the bootstrap servers.
    */
   static Map<String, String> adminProperties(DeadLetterConfig options) {
-    Set<String> known = AdminClientConfig.configNames();
-    Map<String, String> admin = new HashMap<>();
-    options
-        .producerProperties()
-        .forEach(
-            (key, value) -> {
-              if (known.contains(key)) {
-                admin.put(key, value);
-              }
-            });
-    admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrapServers());
-    return Map.copyOf(admin);
+    return KafkaAccessCheck.adminProperties(
+        options.bootstrapServers(), options.producerProperties());
   }
 
   private static void createTopic(Admin admin, String topic, long maxMessageBytes)

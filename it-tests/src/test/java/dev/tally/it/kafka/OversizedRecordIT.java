@@ -12,6 +12,7 @@ import dev.tally.domain.transaction.TransactionField;
 import dev.tally.it.Await;
 import dev.tally.it.support.CommittedRecords;
 import dev.tally.it.support.SpendingRows;
+import dev.tally.it.support.StackFixture;
 import dev.tally.runtime.config.ConfigSource;
 import dev.tally.runtime.config.TallyConfig;
 import dev.tally.runtime.guice.TallyModules;
@@ -20,7 +21,6 @@ import dev.tally.stack.FlinkRestClient;
 import dev.tally.stack.LocalStack;
 import dev.tally.stack.TallyYaml;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -82,30 +82,23 @@ class OversizedRecordIT {
               .setNumberSlotsPerTaskManager(2)
               .build());
 
+  private static StackFixture fixture;
   private static Path root;
   private static LocalStack stack;
   private static RESTCatalog catalog;
 
   @BeforeAll
   static void startStack() throws Exception {
-    root =
-        Files.createDirectories(Path.of("target", "oversized-record-it"))
-            .resolve(Long.toString(System.currentTimeMillis()))
-            .toAbsolutePath();
-    stack = LocalStack.start(root.resolve("stack"));
-    System.setProperty("aws.accessKeyId", stack.objectStore().accessKey());
-    System.setProperty("aws.secretAccessKey", stack.objectStore().secretKey());
-    catalog = new RESTCatalog();
-    catalog.initialize("reader", stack.catalog().clientProperties());
+    fixture = StackFixture.start("oversized-record-it");
+    root = fixture.root();
+    stack = fixture.stack();
+    catalog = fixture.catalog();
   }
 
   @AfterAll
   static void stopStack() throws Exception {
-    if (catalog != null) {
-      catalog.close();
-    }
-    if (stack != null) {
-      stack.close();
+    if (fixture != null) {
+      fixture.close();
     }
   }
 

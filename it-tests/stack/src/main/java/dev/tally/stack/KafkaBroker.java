@@ -18,7 +18,10 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -27,8 +30,16 @@ import org.apache.kafka.common.Uuid;
  * <p>The storage is formatted once, at {@link #start(Path)}; {@link #stop()} and {@link #restart()}
  * keep the ports, the cluster id and the log directories, so fault-injection tests can take the
  * broker away and bring it back with its committed data.
+ *
+ * <p>{@link #startSecured} adds a second client listener that takes only TLS with SASL SCRAM
+ * ({@code SASL_SSL}, {@value #SCRAM_MECHANISM}) for one user, as a secured production cluster does;
+ * the plaintext listener stays for the stack's own tools (topic creation, test producers and
+ * readers).
  */
 public final class KafkaBroker implements AutoCloseable {
+  /** The SASL mechanism of the secured listener. */
+  public static final String SCRAM_MECHANISM = "SCRAM-SHA-512";
+
   private static final String SERVICE = "kafka";
   private static final Duration FORMAT_TIMEOUT = Duration.ofSeconds(60);
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
@@ -40,13 +51,38 @@ public final class KafkaBroker implements AutoCloseable {
   private final int brokerPort;
   private final List<Path> classpath;
   private final Admin admin;
+  private final ScramUser user;
+  private final BrokerTls tls;
+  private final int securedPort;
   private ServiceProcess process;
 
-  private KafkaBroker(Path workDir, int brokerPort, int controllerPort, List<Path> classpath) {
+  /**
+   * The one user of the secured listener.
+   *
+   * @param name the SCRAM user name
+   * @param password its password; never part of {@link #toString()}
+   */
+  public record ScramUser(String name, String password) {
+    public ScramUser {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(password, "password");
+    }
+
+    @Override
+    public String toString() {
+      return "ScramUser[" + name + "]";
+    }
+  }
+
+  private KafkaBroker(
+      Path workDir, int brokerPort, int controllerPort, List<Path> classpath, ScramUser user) {
     this.workDir = workDir;
     this.brokerPort = brokerPort;
     this.classpath = classpath;
-    this.config = writeServerProperties(workDir, brokerPort, controllerPort);
+    this.user = user;
+    this.tls = user == null ? null : BrokerTls.generate(workDir.resolve("tls"));
+    this.securedPort = user == null ? -1 : LoopbackPorts.freePort();
+    this.config = writeServerProperties(workDir, brokerPort, controllerPort, securedPort, tls);
     this.log4jConfig =
         ServiceClasspath.copyResource(
             "kafka-log4j2.properties", workDir.resolve("config/log4j2.properties"));
@@ -60,16 +96,33 @@ public final class KafkaBroker implements AutoCloseable {
    * @throws StackException if the broker does not come up; the message has the log's tail
    */
   public static KafkaBroker start(Path workDir) {
+    return start(workDir, null);
+  }
+
+  /**
+   * As {@link #start(Path)}, with a second client listener that takes only {@code SASL_SSL}: TLS
+   * with a fresh self-signed certificate ({@link #tls()}) and SCRAM for {@code user}, created
+   * before this returns.
+   */
+  public static KafkaBroker startSecured(Path workDir, ScramUser user) {
+    return start(workDir, Objects.requireNonNull(user, "user"));
+  }
+
+  private static KafkaBroker start(Path workDir, ScramUser user) {
     Objects.requireNonNull(workDir, "workDir");
     KafkaBroker broker =
         new KafkaBroker(
             workDir.toAbsolutePath(),
             LoopbackPorts.freePort(),
             LoopbackPorts.freePort(),
-            ServiceClasspath.of(SERVICE));
+            ServiceClasspath.of(SERVICE),
+            user);
     try {
       broker.format();
       broker.launch();
+      if (user != null) {
+        broker.createScramUser();
+      }
       return broker;
     } catch (RuntimeException e) {
       broker.close();
@@ -80,6 +133,44 @@ public final class KafkaBroker implements AutoCloseable {
   /** {@code host:port} of the broker's client listener. */
   public String bootstrapServers() {
     return LoopbackPorts.HOST + ":" + brokerPort;
+  }
+
+  /** {@code host:port} of the secured ({@code SASL_SSL}) listener of {@link #startSecured}. */
+  public String securedBootstrapServers() {
+    requireSecured();
+    return LoopbackPorts.HOST + ":" + securedPort;
+  }
+
+  /** The secured listener's TLS identity; its trust store is what clients need. */
+  public BrokerTls tls() {
+    requireSecured();
+    return tls;
+  }
+
+  /**
+   * Client properties for the secured listener, with {@code password} in the JAAS line (the right
+   * one or not): for the tests' own clients. A Tally job takes the same keys under {@code
+   * kafka.properties.}, with the password from the environment.
+   */
+  public Map<String, String> securedClientProperties(String password) {
+    requireSecured();
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, securedBootstrapServers());
+    properties.put("security.protocol", "SASL_SSL");
+    properties.put("sasl.mechanism", SCRAM_MECHANISM);
+    properties.put("sasl.jaas.config", jaasConfig(user.name(), password));
+    properties.put("ssl.truststore.type", "PEM");
+    properties.put("ssl.truststore.location", tls.trustStore().toString());
+    return properties;
+  }
+
+  /** The JAAS line of a SCRAM client: {@code password} is put in as it is, e.g. {@code ${ENV}}. */
+  public static String jaasConfig(String userName, String password) {
+    return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+        + userName
+        + "\" password=\""
+        + password
+        + "\";";
   }
 
   /** The current broker process, e.g. for its pid, log file and memory use. */
@@ -149,6 +240,52 @@ public final class KafkaBroker implements AutoCloseable {
     return "KafkaBroker[" + bootstrapServers() + ", " + workDir + "]";
   }
 
+  private void requireSecured() {
+    if (user == null) {
+      throw new IllegalStateException("the broker was started without a secured listener");
+    }
+  }
+
+  /**
+   * Creates the SCRAM credential through the plaintext listener and waits until the secured one
+   * accepts it: the credential reaches the broker through the metadata log, shortly after.
+   */
+  private void createScramUser() {
+    call(
+        admin
+            .alterUserScramCredentials(
+                List.of(
+                    new UserScramCredentialUpsertion(
+                        user.name(),
+                        new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192),
+                        user.password())))
+            .all(),
+        "create the SCRAM user " + user.name());
+    Properties secured = adminConfig(securedBootstrapServers());
+    secured.putAll(securedClientProperties(user.password()));
+    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    try (Admin client = Admin.create(secured)) {
+      while (true) {
+        try {
+          client
+              .describeCluster()
+              .nodes()
+              .get(ADMIN_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+          return;
+        } catch (ExecutionException | TimeoutException e) {
+          if (System.nanoTime() - deadline >= 0) {
+            throw new StackException(
+                "the secured listener " + securedBootstrapServers() + " refuses " + user, e);
+          }
+          sleepBriefly();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new StackException("interrupted: await the SCRAM user " + user.name(), e);
+        }
+      }
+    }
+  }
+
   private void format() {
     // A static voter set (controller.quorum.voters) needs no --standalone or --initial-controllers.
     ServiceProcess formatter =
@@ -203,19 +340,33 @@ public final class KafkaBroker implements AutoCloseable {
     }
   }
 
-  private static Path writeServerProperties(Path workDir, int brokerPort, int controllerPort) {
+  private static Path writeServerProperties(
+      Path workDir, int brokerPort, int controllerPort, int securedPort, BrokerTls tls) {
     String host = LoopbackPorts.HOST;
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("process.roles", "broker,controller");
     settings.put("node.id", "1");
     settings.put("controller.quorum.voters", "1@" + host + ":" + controllerPort);
-    settings.put(
-        "listeners",
-        "PLAINTEXT://" + host + ":" + brokerPort + ",CONTROLLER://" + host + ":" + controllerPort);
-    settings.put("advertised.listeners", "PLAINTEXT://" + host + ":" + brokerPort);
+    String plaintext = "PLAINTEXT://" + host + ":" + brokerPort;
+    String secured = tls == null ? "" : ",SASL_SSL://" + host + ":" + securedPort;
+    settings.put("listeners", plaintext + secured + ",CONTROLLER://" + host + ":" + controllerPort);
+    settings.put("advertised.listeners", plaintext + secured);
     settings.put("controller.listener.names", "CONTROLLER");
     settings.put("inter.broker.listener.name", "PLAINTEXT");
-    settings.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    settings.put(
+        "listener.security.protocol.map",
+        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" + (tls == null ? "" : ",SASL_SSL:SASL_SSL"));
+    if (tls != null) {
+      String mechanism = SCRAM_MECHANISM.toLowerCase(java.util.Locale.ROOT);
+      settings.put("sasl.enabled.mechanisms", SCRAM_MECHANISM);
+      settings.put(
+          "listener.name.sasl_ssl." + mechanism + ".sasl.jaas.config",
+          "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+      settings.put("ssl.keystore.type", "PKCS12");
+      settings.put("ssl.keystore.location", tls.keyStore().toString());
+      settings.put("ssl.keystore.password", tls.keyStorePassword());
+      settings.put("ssl.key.password", tls.keyStorePassword());
+    }
     settings.put("log.dirs", workDir.resolve("data").toString());
     // One node: every internal topic has one replica, and nothing waits for others.
     settings.put("offsets.topic.replication.factor", "1");

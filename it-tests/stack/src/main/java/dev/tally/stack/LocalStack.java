@@ -45,6 +45,18 @@ public final class LocalStack implements AutoCloseable {
    * @throws StackException if a service does not come up; the others are stopped first
    */
   public static LocalStack start(Path rootDir) {
+    return start(rootDir, null);
+  }
+
+  /**
+   * As {@link #start(Path)}, with the broker's secured listener ({@link KafkaBroker#startSecured})
+   * for {@code user}; {@link #tallyServices()} still points at the plaintext one.
+   */
+  public static LocalStack startSecured(Path rootDir, KafkaBroker.ScramUser user) {
+    return start(rootDir, Objects.requireNonNull(user, "user"));
+  }
+
+  private static LocalStack start(Path rootDir, KafkaBroker.ScramUser user) {
     Objects.requireNonNull(rootDir, "rootDir");
     Path root = rootDir.toAbsolutePath();
     long started = System.nanoTime();
@@ -56,7 +68,12 @@ public final class LocalStack implements AutoCloseable {
               return thread;
             });
     CompletableFuture<KafkaBroker> kafka =
-        CompletableFuture.supplyAsync(() -> KafkaBroker.start(root.resolve("kafka")), kafkaStarter);
+        CompletableFuture.supplyAsync(
+            () ->
+                user == null
+                    ? KafkaBroker.start(root.resolve("kafka"))
+                    : KafkaBroker.startSecured(root.resolve("kafka"), user),
+            kafkaStarter);
     kafkaStarter.shutdown();
 
     ObjectStore store = null;
