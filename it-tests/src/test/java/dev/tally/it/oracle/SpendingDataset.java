@@ -414,6 +414,27 @@ public final class SpendingDataset {
           default -> "\"" + Instant.ofEpochMilli(eventTime) + "\"";
         };
     String extra = form == 4 ? ",\"channel\":\"web\"" : "";
+    return json(txId, userId, amount, currency, timestamp, extra);
+  }
+
+  /**
+   * A valid transaction with its event time in the Flink SQL JSON form ({@code 2026-01-15
+   * 10:15:30.123}), the one form that both Tally (as UTC) and a Flink SQL table's JSON format
+   * ({@code TIMESTAMP(3)}) read, so a dataset in it can feed Tally and a SQL script alike.
+   */
+  public static String sqlFormJson(
+      String txId, String userId, long amount, String currency, long eventTime) {
+    return json(
+        txId,
+        userId,
+        amount,
+        currency,
+        "\"" + SQL_FORM.format(Instant.ofEpochMilli(eventTime)) + "\"",
+        "");
+  }
+
+  private static String json(
+      String txId, String userId, long amount, String currency, String timestamp, String extra) {
     return "{\"transaction_id\":\""
         + txId
         + "\",\"user_id\":\""

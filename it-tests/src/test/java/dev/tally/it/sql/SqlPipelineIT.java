@@ -101,15 +101,7 @@ class SqlPipelineIT {
 
     // What the examples read from the environment; a bounded read from the first offset, so that
     // each job ends after the input, every window fired and the last checkpoint committed.
-    environment =
-        Map.of(
-            "KAFKA_BOOTSTRAP_SERVERS", stack.kafka().bootstrapServers(),
-            "ICEBERG_REST_URI", stack.catalog().uri(),
-            "ICEBERG_WAREHOUSE", stack.catalog().warehouse(),
-            "S3_ENDPOINT", stack.objectStore().endpoint(),
-            "S3_PATH_STYLE_ACCESS", "true",
-            "SCAN_STARTUP_MODE", "earliest-offset",
-            "SCAN_BOUNDED_MODE", "latest-offset");
+    environment = stack.boundedSqlScriptEnvironment();
     // Tally's Java pipeline, bounded like the scripts, into its own table.
     tallyYaml =
         TallyYaml.builder(stack.tallyServices())

@@ -2,6 +2,7 @@ package dev.tally.stack;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -123,6 +124,22 @@ public final class LocalStack implements AutoCloseable {
         catalog.warehouse(),
         objectStore.endpoint(),
         objectStore.region());
+  }
+
+  /**
+   * What the scripts of {@code examples/sql} read from the environment (docs/sql.md) to replay this
+   * stack's topic from its first offset, bounded: the job ends after the input, its final watermark
+   * fires every window, and its last checkpoint commits.
+   */
+  public Map<String, String> boundedSqlScriptEnvironment() {
+    return Map.of(
+        "KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers(),
+        "ICEBERG_REST_URI", catalog.uri(),
+        "ICEBERG_WAREHOUSE", catalog.warehouse(),
+        "S3_ENDPOINT", objectStore.endpoint(),
+        "S3_PATH_STYLE_ACCESS", "true",
+        "SCAN_STARTUP_MODE", "earliest-offset",
+        "SCAN_BOUNDED_MODE", "latest-offset");
   }
 
   /** The directory under which every service keeps its configuration, data and log. */
