@@ -157,7 +157,8 @@ final class TallyIcebergSink<C, W>
       Field field = IcebergSink.class.getDeclaredField("snapshotProperties");
       field.setAccessible(true);
       map = field.get(sink);
-      // Written at each commit: a copy or an immutable map would silently drop the marker.
+      // Written before each commit: an immutable map fails here; a committer that copied it would
+      // commit without the marker, which CompletenessMarkerIT finds.
       ((Map<String, String>) map).put(CompletenessMarker.PROPERTY, "");
       ((Map<String, String>) map).remove(CompletenessMarker.PROPERTY);
     } catch (NoSuchFieldException | IllegalAccessException | RuntimeException e) {
