@@ -1,15 +1,17 @@
 package dev.tally.adapters.iceberg;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.SupportsConcurrentExecutionAttempts;
-import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
@@ -24,21 +26,25 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
-import org.apache.flink.streaming.api.connector.sink2.SupportsPostCommitTopology;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
+import org.apache.flink.streaming.api.connector.sink2.CommittableSummary;
+import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreCommitTopology;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreWriteTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.streaming.api.transformations.PartitionTransformation;
 import org.apache.flink.streaming.runtime.partitioner.GlobalPartitioner;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.util.Collector;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.IcebergSink;
 
 /**
- * Iceberg's {@link IcebergSink} with two changes to its topology; writer, pre-commit aggregator,
+ * Iceberg's {@link IcebergSink} with three changes to its topology; writer, pre-commit aggregator,
  * committer and their serializers are Iceberg's own, called as they are, so the files written, the
- * commits and the operators' uids and state are what {@code IcebergSink} makes.
+ * commits and the operators' uids are what {@code IcebergSink} makes.
  *
  * <ol>
  *   <li>With a {@link PartitionChannel}, the shuffle in front of the writers keys rows by their
@@ -55,13 +61,27 @@ import org.apache.iceberg.flink.sink.IcebergSink;
  *       final committable with the next one. The anchor also records the ids of the jobs its state
  *       went through, and on a restore or a start refuses what Iceberg's committer cannot do
  *       exactly ({@link RestoreLineage}).
+ *   <li>The anchor also labels each committable with the watermark its checkpoint covers ({@link
+ *       WatermarkedCommittable}), and the committer writes it into the snapshot it commits ({@link
+ *       CompletenessMarker}, {@link WatermarkCommitter}). The anchor sees the watermark that
+ *       Iceberg's aggregator forwards: the smallest over the writers of the last one each forwarded
+ *       before its committable of that checkpoint. Flink keeps the exchanges of a sink's committing
+ *       topology aligned, so that is the watermark as of the barrier, and every row emitted before
+ *       a writer forwarded it is in that checkpoint's files. The anchor checkpoints the largest
+ *       value it has labelled and never labels a smaller one: after a restore the live watermark
+ *       starts from nothing, while what the table already shows final stays final (the aggregator's
+ *       watermark floor keeps those windows closed).
  * </ol>
+ *
+ * <p>Iceberg's post-commit topology (its own table maintenance, which Tally does not use: {@link
+ * TableMaintenanceFunction}) is not added.
  *
  * <p>The Iceberg sink is built with {@code IcebergSink.Builder}'s package-private {@code build()},
  * reached reflectively: 1.11 offers no public way to get the sink without also adding it to the
- * job. A later Iceberg without that method, or whose pre-commit topology no longer ends in a global
- * exchange after the aggregator, fails the job at submission with a message saying so, never
- * silently.
+ * job. So is the sink's map of snapshot properties, which its committer sets on each commit: 1.11
+ * has no per-commit properties. A later Iceberg without that method or a mutable map of that name,
+ * or whose pre-commit topology no longer ends in a global exchange after the aggregator, fails the
+ * job at submission with a message saying so, never silently.
  *
  * @param <C> Iceberg's committable (package-private in Iceberg, so only a type parameter here)
  * @param <W> Iceberg's write result
@@ -69,9 +89,8 @@ import org.apache.iceberg.flink.sink.IcebergSink;
 final class TallyIcebergSink<C, W>
     implements Sink<RowData>,
         SupportsPreWriteTopology<RowData>,
-        SupportsCommitter<C>,
-        SupportsPreCommitTopology<W, C>,
-        SupportsPostCommitTopology<C>,
+        SupportsCommitter<WatermarkedCommittable<C>>,
+        SupportsPreCommitTopology<W, WatermarkedCommittable<C>>,
         SupportsConcurrentExecutionAttempts {
 
   private static final long serialVersionUID = 1L;
@@ -86,10 +105,17 @@ final class TallyIcebergSink<C, W>
   private final PartitionChannel channel;
   private final TableLoader tableLoader;
 
+  /**
+   * The map Iceberg's committer sets on every commit. The same object as the {@code IcebergSink}'s
+   * field, also after Flink has serialized the sink: Java serialization keeps shared references.
+   */
+  private final Map<String, String> snapshotProperties;
+
   private TallyIcebergSink(IcebergSink iceberg, PartitionChannel channel, TableLoader tableLoader) {
     this.iceberg = iceberg;
     this.channel = channel;
     this.tableLoader = tableLoader;
+    this.snapshotProperties = snapshotProperties(iceberg);
   }
 
   /**
@@ -124,6 +150,26 @@ final class TallyIcebergSink<C, W>
     }
   }
 
+  @SuppressWarnings("unchecked")
+  private static Map<String, String> snapshotProperties(IcebergSink sink) {
+    Object map;
+    try {
+      Field field = IcebergSink.class.getDeclaredField("snapshotProperties");
+      field.setAccessible(true);
+      map = field.get(sink);
+      // Written before each commit: an immutable map fails here; a committer that copied it would
+      // commit without the marker, which CompletenessMarkerIT finds.
+      ((Map<String, String>) map).put(CompletenessMarker.PROPERTY, "");
+      ((Map<String, String>) map).remove(CompletenessMarker.PROPERTY);
+    } catch (NoSuchFieldException | IllegalAccessException | RuntimeException e) {
+      throw new IllegalStateException(
+          "This Iceberg version's IcebergSink has no mutable snapshotProperties map Tally can write"
+              + " its completeness marker to; Tally is built against Iceberg 1.11.",
+          e);
+    }
+    return (Map<String, String>) map;
+  }
+
   @Override
   public DataStream<RowData> addPreWriteTopology(DataStream<RowData> rows) {
     if (channel == null) {
@@ -142,20 +188,23 @@ final class TallyIcebergSink<C, W>
 
   @Override
   @SuppressWarnings("unchecked")
-  public Committer<C> createCommitter(CommitterInitContext context) throws IOException {
-    return (Committer<C>) (Committer<?>) iceberg.createCommitter(context);
+  public Committer<WatermarkedCommittable<C>> createCommitter(CommitterInitContext context)
+      throws IOException {
+    return new WatermarkCommitter<>(
+        (Committer<C>) (Committer<?>) iceberg.createCommitter(context), snapshotProperties);
   }
 
   @Override
   @SuppressWarnings("unchecked")
-  public SimpleVersionedSerializer<C> getCommittableSerializer() {
-    return (SimpleVersionedSerializer<C>)
-        (SimpleVersionedSerializer<?>) iceberg.getCommittableSerializer();
+  public SimpleVersionedSerializer<WatermarkedCommittable<C>> getCommittableSerializer() {
+    return new WatermarkedCommittableSerializer<>(
+        (SimpleVersionedSerializer<C>)
+            (SimpleVersionedSerializer<?>) iceberg.getCommittableSerializer());
   }
 
   @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
-  public DataStream<CommittableMessage<C>> addPreCommitTopology(
+  public DataStream<CommittableMessage<WatermarkedCommittable<C>>> addPreCommitTopology(
       DataStream<CommittableMessage<W>> writeResults) {
     // Raw types: Iceberg's committable type is package-private, and the framework is erased.
     DataStream toCommitter = iceberg.addPreCommitTopology((DataStream) writeResults);
@@ -172,9 +221,10 @@ final class TallyIcebergSink<C, W>
     }
     Transformation aggregator = global.getInputs().get(0);
     DataStream aggregated = new DataStream(toCommitter.getExecutionEnvironment(), aggregator);
+    TypeInformation<CommittableMessage<WatermarkedCommittable<C>>> marked =
+        CommittableMessageTypeInfo.of(this::getCommittableSerializer);
     return aggregated
-        .map(new CheckpointAnchor(tableLoader))
-        .returns(aggregated.getType())
+        .process(new CheckpointAnchor(tableLoader), marked)
         .uid(ANCHOR_UID)
         .name("Iceberg pre-commit checkpoint anchor")
         // Same parallelism and max parallelism as the aggregator, and a forward edge: chained into
@@ -191,20 +241,15 @@ final class TallyIcebergSink<C, W>
         (SimpleVersionedSerializer<?>) iceberg.getWriteResultSerializer();
   }
 
-  @Override
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  public void addPostCommitTopology(DataStream<CommittableMessage<C>> committables) {
-    iceberg.addPostCommitTopology((DataStream) committables);
-  }
-
   /**
-   * Passes committables through unchanged. Its state gives the aggregator's task a restored
-   * checkpoint id (see the class comment), and records the job lineage with which it refuses, at
-   * start, a restore or start that Iceberg's committer cannot make exact ({@link RestoreLineage}):
-   * the job fails with a {@link SuppressRestartsException}, before any committable is processed,
-   * and is not restarted.
+   * Passes committables through, each labelled with the watermark its checkpoint covers (see the
+   * class comment). Its state gives the aggregator's task a restored checkpoint id (see the class
+   * comment), keeps the largest watermark labelled, and records the job lineage with which it
+   * refuses, at start, a restore or start that Iceberg's committer cannot make exact ({@link
+   * RestoreLineage}): the job fails with a {@link SuppressRestartsException}, before any
+   * committable is processed, and is not restarted.
    */
-  static final class CheckpointAnchor extends RichMapFunction<Object, Object>
+  static final class CheckpointAnchor extends ProcessFunction<Object, Object>
       implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
 
@@ -214,24 +259,42 @@ final class TallyIcebergSink<C, W>
     /** Name of the operator state holding the job ids the state went through, oldest first. */
     static final String LINEAGE = "job-lineage";
 
+    /** Name of the operator state holding the largest watermark a committable was labelled with. */
+    static final String WATERMARK = "labelled-watermark";
+
     private final TableLoader tableLoader;
     private transient ListState<Long> lastCheckpoint;
     private transient ListState<String> lineageState;
     private transient List<String> lineage;
+    private transient ListState<Long> watermarkState;
+    private transient long watermark;
 
     CheckpointAnchor(TableLoader tableLoader) {
       this.tableLoader = tableLoader;
     }
 
     @Override
-    public Object map(Object committable) {
-      return committable;
+    public void processElement(Object message, Context context, Collector<Object> out) {
+      if (message instanceof CommittableWithLineage<?> committable) {
+        watermark =
+            Math.max(
+                watermark,
+                CompletenessMarker.fromFlinkWatermark(context.timerService().currentWatermark()));
+        long checkpoint = committable.getCheckpointId();
+        long labelled = watermark;
+        out.collect(committable.map(c -> new WatermarkedCommittable<>(c, checkpoint, labelled)));
+      } else if (message instanceof CommittableSummary<?> summary) {
+        out.collect(summary.map());
+      } else {
+        throw new IllegalStateException("not a committable message: " + message);
+      }
     }
 
     @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
       lastCheckpoint.update(List.of(context.getCheckpointId()));
       lineageState.update(lineage);
+      watermarkState.update(List.of(watermark));
     }
 
     @Override
@@ -244,6 +307,14 @@ final class TallyIcebergSink<C, W>
           context
               .getOperatorStateStore()
               .getListState(new ListStateDescriptor<>(LINEAGE, Types.STRING));
+      watermarkState =
+          context
+              .getOperatorStateStore()
+              .getListState(new ListStateDescriptor<>(WATERMARK, Types.LONG));
+      watermark = Long.MIN_VALUE;
+      for (Long restored : watermarkState.get()) {
+        watermark = Math.max(watermark, restored);
+      }
       String jobId = getRuntimeContext().getJobInfo().getJobId().toString();
       List<String> restored = new ArrayList<>();
       lineageState.get().forEach(restored::add);

@@ -72,6 +72,13 @@ public final class TallyDemo implements Callable<Integer> {
 
   private static final TableIdentifier TABLE =
       TableIdentifier.of("analytics", "user_hourly_spending");
+
+  /**
+   * The snapshot summary property Tally's commits carry: windows ending at or before it (plus the
+   * allowed lateness, 0 in the demo) are final (docs/final-hours.md).
+   */
+  private static final String WATERMARK = "tally.watermark";
+
   private static final DateTimeFormatter WINDOW =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneOffset.UTC);
   private static final DateTimeFormatter HOUR_MINUTE =
@@ -298,6 +305,14 @@ public final class TallyDemo implements Callable<Integer> {
                 + snapshot.summary().getOrDefault("total-records", "?")
                 + " rows, snapshot "
                 + snapshot.sequenceNumber()
+                + newestMarked(table)
+                    .map(
+                        s ->
+                            ", "
+                                + WATERMARK
+                                + " "
+                                + describeWatermark(Long.parseLong(s.summary().get(WATERMARK))))
+                    .orElse("")
                 + ")";
       }
     }
@@ -319,24 +334,47 @@ public final class TallyDemo implements Callable<Integer> {
     }
     Table table = catalog.loadTable(TABLE);
     table.refresh();
+    Optional<Snapshot> marked = newestMarked(table);
+    long finalThrough =
+        marked.map(s -> Long.parseLong(s.summary().get(WATERMARK))).orElse(Long.MIN_VALUE);
     Map<Long, List<Record>> byWindow = new TreeMap<>(Comparator.reverseOrder());
-    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+    // Read as of the marked snapshot, as a batch reader waiting for final hours does.
+    IcebergGenerics.ScanBuilder scan = IcebergGenerics.read(table);
+    if (marked.isPresent()) {
+      scan = scan.useSnapshot(marked.get().snapshotId());
+    }
+    try (CloseableIterable<Record> rows = scan.build()) {
       for (Record row : rows) {
         long start =
             ((java.time.OffsetDateTime) row.getField("window_start")).toInstant().toEpochMilli();
         byWindow.computeIfAbsent(start, k -> new ArrayList<>()).add(row);
       }
     }
-    say("Top spenders per closed window, read back from Iceberg (" + TABLE + "):");
+    say(
+        "Top spenders per window, read back from Iceberg ("
+            + TABLE
+            + marked
+                .map(
+                    s ->
+                        " as of snapshot "
+                            + s.snapshotId()
+                            + ", "
+                            + WATERMARK
+                            + " "
+                            + describeWatermark(finalThrough))
+                .orElse(", no snapshot with " + WATERMARK)
+            + "):");
     byWindow.entrySet().stream()
         .limit(3)
         .forEach(
             window -> {
+              long end = window.getKey() + 3_600_000L;
               System.out.printf(
-                  "%n  window %s–%s UTC (%d rows)%n",
+                  "%n  window %s–%s UTC (%d rows, %s)%n",
                   WINDOW.format(Instant.ofEpochMilli(window.getKey())),
-                  HOUR_MINUTE.format(Instant.ofEpochMilli(window.getKey() + 3_600_000L)),
-                  window.getValue().size());
+                  HOUR_MINUTE.format(Instant.ofEpochMilli(end)),
+                  window.getValue().size(),
+                  end <= finalThrough ? "final" : "not final yet");
               System.out.printf(
                   "  %-12s %-8s %18s %8s%n", "user", "currency", "total_spent_cents", "count");
               window.getValue().stream()
@@ -354,6 +392,27 @@ public final class TallyDemo implements Callable<Integer> {
                               (Long) r.getField("transaction_count")));
             });
     System.out.println();
+  }
+
+  /** The newest snapshot of the current ancestry that carries a completeness marker. */
+  private static Optional<Snapshot> newestMarked(Table table) {
+    for (Snapshot s = table.currentSnapshot(); s != null; ) {
+      if (s.summary().containsKey(WATERMARK)) {
+        return Optional.of(s);
+      }
+      s = s.parentId() == null ? null : table.snapshot(s.parentId());
+    }
+    return Optional.empty();
+  }
+
+  private static String describeWatermark(long watermark) {
+    if (watermark == Long.MAX_VALUE) {
+      return "at the end of input";
+    }
+    if (watermark == Long.MIN_VALUE) {
+      return "not set yet";
+    }
+    return Instant.ofEpochMilli(watermark).toString();
   }
 
   private static long committedOffsets(String bootstrap) {

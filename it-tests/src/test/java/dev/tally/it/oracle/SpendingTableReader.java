@@ -14,7 +14,7 @@ import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 
-/** Reads the spending table's current snapshot with Iceberg's generic reader. */
+/** Reads the spending table's current snapshot, or an older one, with Iceberg's generic reader. */
 public final class SpendingTableReader {
 
   /**
@@ -32,10 +32,18 @@ public final class SpendingTableReader {
     if (!catalog.tableExists(id)) {
       return Contents.EMPTY;
     }
-    Table table = catalog.loadTable(id);
+    return read(IcebergGenerics.read(catalog.loadTable(id)));
+  }
+
+  /** The rows of the table as snapshot {@code snapshotId} of it holds them (time travel). */
+  public static Contents read(Table table, long snapshotId) {
+    return read(IcebergGenerics.read(table).useSnapshot(snapshotId));
+  }
+
+  private static Contents read(IcebergGenerics.ScanBuilder scan) {
     Map<SpendingKey, Totals> rows = new TreeMap<>();
     List<SpendingKey> duplicates = new ArrayList<>();
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+    try (CloseableIterable<Record> records = scan.build()) {
       for (Record r : records) {
         SpendingKey key =
             new SpendingKey(

@@ -174,6 +174,30 @@ class SqlPipelineIT {
                 + " ORDER BY total_spent_cents DESC LIMIT 3");
     assertThat(query.code).as("stderr: %s", query.err).isZero();
     assertThat(query.out).isEqualTo(top.render() + "(3 rows)\n");
+
+    // A result with window_end says per window whether it is final: the bounded run's last
+    // commit marked the end of input, so every window is.
+    Cli finality =
+        cli(
+            "query",
+            "--config",
+            tallyYaml.toString(),
+            "SELECT DISTINCT window_start, window_end FROM spending_java"
+                + " WHERE window_start = TIMESTAMP '2026-01-15 01:00:00'");
+    assertThat(finality.code).as("stderr: %s", finality.err).isZero();
+    assertThat(finality.out.lines().toList())
+        .satisfies(lines -> assertThat(lines.get(0)).matches("window_start +window_end +final"))
+        .satisfies(
+            lines ->
+                assertThat(lines.get(2))
+                    .isEqualTo("2026-01-15 01:00:00Z  2026-01-15 02:00:00Z  yes"))
+        .satisfies(lines -> assertThat(lines.get(3)).isEqualTo("(1 row)"))
+        .satisfies(
+            lines ->
+                assertThat(lines.get(4))
+                    .matches(
+                        "final: every window \\(tally.watermark of snapshot -?\\d+: the job's"
+                            + " input has ended\\)"));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.tally.runtime.sql;
 
+import dev.tally.adapters.iceberg.CompletenessMarker;
 import dev.tally.adapters.iceberg.IcebergSqlCatalog;
 import dev.tally.runtime.cli.CommandLines;
 import dev.tally.runtime.cli.ConfigArguments;
@@ -9,9 +10,11 @@ import dev.tally.runtime.config.TallyConfig;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -38,6 +41,8 @@ import picocli.CommandLine.Spec;
  * text tables. The catalog, storage and credentials are those of Tally's configuration, and the
  * session starts in the output table's namespace, so {@code user_hourly_spending} needs no prefix.
  * The session's time zone is UTC: window boundaries print and compare as the UTC instants they are.
+ * A result with a {@code window_end} column gets a {@code final} column saying whether that window
+ * is final by the newest {@code tally.watermark} of the output table ({@link FinalWindows}).
  *
  * <pre>
  * java -cp "tally-job.jar:flink-lib/*" dev.tally.runtime.TallyMain query --config tally.yaml \
@@ -118,7 +123,7 @@ public final class QueryCommand implements Callable<Integer> {
       TableEnvironment session = session(config);
       for (SqlStatement statement : script.statements()) {
         TableResult result = execute(session, script, statement);
-        print(result, maxRows, terminal.out());
+        print(result, maxRows, () -> finalWindows(config), terminal.out());
       }
       return 0;
     } catch (SqlScriptException e) {
@@ -163,12 +168,29 @@ public final class QueryCommand implements Callable<Integer> {
     }
   }
 
-  private static void print(TableResult result, int maxRows, PrintStream out) throws Exception {
+  /** Read when a result needs it: the newest marker of the output table, at that moment. */
+  private static FinalWindows finalWindows(TallyConfig config) {
+    return new FinalWindows(CompletenessMarker.read(config.iceberg()), config.aggregation());
+  }
+
+  /**
+   * Prints the result; one with a {@value FinalWindows#COLUMN} column gets a {@code final} column
+   * and a line saying what it rests on.
+   */
+  private static void print(
+      TableResult result, int maxRows, Supplier<FinalWindows> judge, PrintStream out)
+      throws Exception {
     if (result == null || result.getResultKind() != ResultKind.SUCCESS_WITH_CONTENT) {
       out.println("OK");
       return;
     }
-    TextTable table = new TextTable(result.getResolvedSchema().getColumnNames());
+    List<String> columns = new ArrayList<>(result.getResolvedSchema().getColumnNames());
+    int windowEnd = columns.indexOf(FinalWindows.COLUMN);
+    FinalWindows finalWindows = windowEnd < 0 ? null : judge.get();
+    if (finalWindows != null) {
+      columns.add("final");
+    }
+    TextTable table = new TextTable(columns);
     boolean more = false;
     // Closing the iterator early cancels the rest of the query's job.
     CloseableIterator<Row> rows = result.collect();
@@ -183,6 +205,12 @@ public final class QueryCommand implements Callable<Integer> {
         for (int i = 0; i < row.getArity(); i++) {
           values.add(row.getField(i));
         }
+        if (finalWindows != null) {
+          values.add(
+              row.getField(windowEnd) instanceof Instant end
+                  ? (finalWindows.isFinal(end) ? "yes" : "no")
+                  : null);
+        }
         table.add(values);
       }
     } finally {
@@ -193,5 +221,8 @@ public final class QueryCommand implements Callable<Integer> {
         more
             ? "(first " + maxRows + " rows; more not shown: add a LIMIT or --max-rows)"
             : "(" + table.size() + (table.size() == 1 ? " row)" : " rows)"));
+    if (finalWindows != null) {
+      out.println(finalWindows.describe());
+    }
   }
 }
