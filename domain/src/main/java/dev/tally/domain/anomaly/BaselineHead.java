@@ -120,18 +120,21 @@ public final class BaselineHead {
 
   private <E extends Exception> Baseline add(
       Baseline from, long start, long end, Buckets<E> buckets) throws E {
-    Baseline next = from;
-    for (int i = firstAtOrAfter(start); i < hours.length && hours[i] < end; i++) {
-      next = next.plus(buckets.at(hours[i]));
-    }
-    return next;
+    return apply(from, start, end, buckets, true);
   }
 
   private <E extends Exception> Baseline subtract(
       Baseline from, long start, long end, Buckets<E> buckets) throws E {
+    return apply(from, start, end, buckets, false);
+  }
+
+  /** {@code from} with each listed bucket of {@code [start, end)} added or subtracted. */
+  private <E extends Exception> Baseline apply(
+      Baseline from, long start, long end, Buckets<E> buckets, boolean add) throws E {
     Baseline next = from;
     for (int i = firstAtOrAfter(start); i < hours.length && hours[i] < end; i++) {
-      next = next.minus(buckets.at(hours[i]));
+      HourBucket bucket = buckets.at(hours[i]);
+      next = add ? next.plus(bucket) : next.minus(bucket);
     }
     return next;
   }
