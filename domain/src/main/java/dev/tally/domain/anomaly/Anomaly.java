@@ -1,6 +1,8 @@
 package dev.tally.domain.anomaly;
 
 import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.util.Objects;
 
 /**
@@ -13,9 +15,10 @@ import java.util.Objects;
  * @param eventTimeMillis its event time, epoch milliseconds
  * @param amountCents its amount
  * @param baselineCount how many transactions the baseline held
- * @param baselineMeanCents the baseline's mean amount
- * @param baselineStddevCents the baseline's population standard deviation
- * @param score {@code (amount − mean)/σ}; {@code null} when σ is 0
+ * @param baselineMeanCents the baseline's mean amount, to {@value #SCALE} decimal places
+ * @param baselineStddevCents the baseline's population standard deviation, to {@value #SCALE}
+ *     decimal places
+ * @param score {@code (amount − mean)/σ} to 16 significant digits; {@code null} when σ is 0
  */
 public record Anomaly(
     String transactionId,
@@ -27,6 +30,9 @@ public record Anomaly(
     BigDecimal baselineMeanCents,
     BigDecimal baselineStddevCents,
     BigDecimal score) {
+
+  /** The decimal places of the reported mean and standard deviation. */
+  public static final int SCALE = 4;
 
   public Anomaly {
     Objects.requireNonNull(transactionId, "transactionId");
@@ -44,6 +50,7 @@ public record Anomaly(
       long eventTimeMillis,
       AnomalyVerdict.Anomalous verdict) {
     Baseline baseline = verdict.baseline();
+    BigDecimal score = baseline.score(verdict.amountCents());
     return new Anomaly(
         transactionId,
         userId,
@@ -51,8 +58,8 @@ public record Anomaly(
         eventTimeMillis,
         verdict.amountCents(),
         baseline.count(),
-        baseline.mean(),
-        baseline.standardDeviation(),
-        baseline.score(verdict.amountCents()));
+        baseline.mean().setScale(SCALE, RoundingMode.HALF_EVEN),
+        baseline.standardDeviation().setScale(SCALE, RoundingMode.HALF_EVEN),
+        score == null ? null : score.round(MathContext.DECIMAL64));
   }
 }
