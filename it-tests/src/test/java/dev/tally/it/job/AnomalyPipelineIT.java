@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tally.adapters.kafka.DeadLetterHeaders;
-import dev.tally.adapters.kafka.DeadLetterSizing;
 import dev.tally.domain.anomaly.Anomaly;
 import dev.tally.domain.anomaly.AnomalyRule;
 import dev.tally.domain.anomaly.AnomalyVerdict;
@@ -19,10 +18,7 @@ import dev.tally.it.Await;
 import dev.tally.it.oracle.Input;
 import dev.tally.it.oracle.TopicWriter;
 import dev.tally.it.support.CommittedRecords;
-import dev.tally.runtime.config.ConfigSource;
-import dev.tally.runtime.config.TallyConfig;
-import dev.tally.runtime.guice.TallyModules;
-import dev.tally.runtime.job.TallyJob;
+import dev.tally.it.support.TallyJobs;
 import dev.tally.stack.LocalStack;
 import dev.tally.stack.TallyYaml;
 import java.io.IOException;
@@ -42,7 +38,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
@@ -156,15 +151,7 @@ class AnomalyPipelineIT {
             .set("anomalies.enabled", "true")
             .set("anomalies.table", "analytics.anomalies_it")
             .writeTo(root.resolve("tally.yaml"));
-    TallyConfig read = TallyConfig.read(ConfigSource.load(config, List.of(), System::getenv));
-    TallyConfig tally =
-        read.withDeadLetter(
-            DeadLetterSizing.sizeFor(read.kafka().deadLetter(), read.kafka().source()));
-    TallyJob job = TallyModules.injector(tally).getInstance(TallyJob.class);
-    StreamExecutionEnvironment env =
-        StreamExecutionEnvironment.getExecutionEnvironment(job.configuration());
-    job.attachTo(env);
-    JobClient client = env.executeAsync(tally.job().name());
+    JobClient client = TallyJobs.submit(config);
 
     try {
       // Once every hour before the closing events is judged, a spike of the first day arrives:
