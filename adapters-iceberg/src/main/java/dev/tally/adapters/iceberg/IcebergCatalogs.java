@@ -1,8 +1,12 @@
 package dev.tally.adapters.iceberg;
 
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.TableLoader;
 
@@ -40,5 +44,16 @@ final class IcebergCatalogs {
 
   static TableLoader tableLoader(IcebergSinkConfig options) {
     return TableLoader.fromCatalog(catalogLoader(options), options.tableIdentifier());
+  }
+
+  /** Closes a catalog loaded for start-up work, and with it its file IO, if it can be closed. */
+  static void close(Catalog catalog) {
+    if (catalog instanceof Closeable closeable) {
+      try {
+        closeable.close();
+      } catch (IOException e) {
+        throw new UncheckedIOException("closing the Iceberg catalog", e);
+      }
+    }
   }
 }

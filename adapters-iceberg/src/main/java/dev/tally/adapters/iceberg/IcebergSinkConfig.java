@@ -205,6 +205,26 @@ public record IcebergSinkConfig(
     return new Builder();
   }
 
+  /**
+   * This sink's catalog, storage and writer for another table of the job, with its own uid suffix
+   * (e.g. the anomaly table).
+   */
+  public IcebergSinkConfig forTable(String otherNamespace, String otherTable, String otherUid) {
+    return new IcebergSinkConfig(
+        catalog,
+        storage,
+        otherNamespace,
+        otherTable,
+        userIdBuckets,
+        targetFileSizeBytes,
+        distribution,
+        writeParallelism,
+        otherUid,
+        maintenance,
+        writer,
+        takeOver);
+  }
+
   /** The table's identifier in its catalog. */
   public TableIdentifier tableIdentifier() {
     return TableIdentifier.of(Namespace.of(namespace.split("\\.")), table);

@@ -2,9 +2,6 @@ package dev.tally.adapters.iceberg;
 
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.ports.out.SpendingSink;
-import java.io.Closeable;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Instant;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -146,13 +143,7 @@ final class IcebergSpendingSink implements SpendingSink {
       Table table = SpendingTableBootstrap.ensureTable(catalog, options);
       return new PreparedTable(table, WrittenWindows.latestWindowStartMillis(table));
     } finally {
-      if (catalog instanceof Closeable closeable) {
-        try {
-          closeable.close();
-        } catch (IOException e) {
-          throw new UncheckedIOException("closing the Iceberg catalog", e);
-        }
-      }
+      IcebergCatalogs.close(catalog);
     }
   }
 }

@@ -2,6 +2,10 @@ package dev.tally.adapters.iceberg;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
@@ -33,6 +37,26 @@ final class SpendingTableBootstrap {
    * @throws TableOwnedByAnotherJobException when another job writes the table
    */
   static Table ensureTable(Catalog catalog, IcebergSinkConfig options) {
+    return ensureTable(
+        catalog,
+        options,
+        SpendingTable.SCHEMA,
+        SpendingTable.partitionSpec(SpendingTable.SCHEMA, options.userIdBuckets()),
+        SpendingTable.tableProperties(options.targetFileSizeBytes()),
+        TableCompatibility::mismatches);
+  }
+
+  /**
+   * The same for any of the job's tables: created with {@code schema}, {@code spec} and {@code
+   * properties} when absent, checked by {@code compatibility} when present.
+   */
+  static Table ensureTable(
+      Catalog catalog,
+      IcebergSinkConfig options,
+      Schema schema,
+      PartitionSpec spec,
+      Map<String, String> properties,
+      Function<Table, List<String>> compatibility) {
     TableIdentifier id = options.tableIdentifier();
     if (catalog instanceof SupportsNamespaces namespaces) {
       ensureNamespace(namespaces, id.namespace());
@@ -45,10 +69,9 @@ final class SpendingTableBootstrap {
       try {
         table =
             catalog
-                .buildTable(id, SpendingTable.SCHEMA)
-                .withPartitionSpec(
-                    SpendingTable.partitionSpec(SpendingTable.SCHEMA, options.userIdBuckets()))
-                .withProperties(SpendingTable.tableProperties(options.targetFileSizeBytes()))
+                .buildTable(id, schema)
+                .withPartitionSpec(spec)
+                .withProperties(properties)
                 .withProperty(TableOwnership.WRITER_PROPERTY, options.writer())
                 .create();
         LOG.info("Created Iceberg table {} at {}", id, table.location());
@@ -57,7 +80,7 @@ final class SpendingTableBootstrap {
         LOG.info("Iceberg table {} was created concurrently; checking it is compatible", id);
       }
     }
-    List<String> mismatches = TableCompatibility.mismatches(table);
+    List<String> mismatches = compatibility.apply(table);
     if (!mismatches.isEmpty()) {
       throw new IncompatibleTableException(id.toString(), mismatches);
     }

@@ -40,16 +40,34 @@ final class TableCompatibility {
   /** Every mismatch between {@code table} and Tally's output table, empty when compatible. */
   static List<String> mismatches(Table table) {
     List<String> mismatches = new ArrayList<>();
-    checkColumns(table.schema(), mismatches);
-    checkIdentifierFields(table.schema(), mismatches);
+    checkColumns(table.schema(), SpendingTable.SCHEMA, mismatches);
+    checkIdentifierFields(table.schema(), SpendingTable.IDENTIFIER_FIELDS, mismatches);
     checkPartitionSpec(table.spec(), table.schema(), mismatches);
     checkFormatVersion(table, mismatches);
     checkLiveFilesOfOtherSpecs(table, mismatches);
     return mismatches;
   }
 
-  private static void checkColumns(Schema actual, List<String> mismatches) {
-    List<Types.NestedField> expected = SpendingTable.SCHEMA.columns();
+  /**
+   * Every mismatch between {@code table} and the anomaly table ({@link AnomalyTable}): the same
+   * rules for columns, identifier fields and format version, and the partition spec exactly {@code
+   * day(event_timestamp)}. Rows are only ever inserted, so files of older specs do no harm.
+   */
+  static List<String> anomalyTableMismatches(Table table) {
+    List<String> mismatches = new ArrayList<>();
+    checkColumns(table.schema(), AnomalyTable.SCHEMA, mismatches);
+    checkIdentifierFields(table.schema(), AnomalyTable.IDENTIFIER_FIELDS, mismatches);
+    String spec = describe(table.spec(), table.schema());
+    String expected = describe(AnomalyTable.SPEC, AnomalyTable.SCHEMA);
+    if (!spec.equals(expected)) {
+      mismatches.add("partition spec is " + spec + ", expected " + expected);
+    }
+    checkFormatVersion(table, mismatches);
+    return mismatches;
+  }
+
+  private static void checkColumns(Schema actual, Schema wanted, List<String> mismatches) {
+    List<Types.NestedField> expected = wanted.columns();
     List<Types.NestedField> columns = actual.columns();
     Set<String> expectedNames = new HashSet<>();
     for (int i = 0; i < expected.size(); i++) {
@@ -93,9 +111,10 @@ final class TableCompatibility {
     }
   }
 
-  private static void checkIdentifierFields(Schema actual, List<String> mismatches) {
+  private static void checkIdentifierFields(
+      Schema actual, List<String> wanted, List<String> mismatches) {
     Set<String> have = new TreeSet<>(actual.identifierFieldNames());
-    Set<String> want = new TreeSet<>(SpendingTable.IDENTIFIER_FIELDS);
+    Set<String> want = new TreeSet<>(wanted);
     if (!have.equals(want)) {
       mismatches.add("identifier fields are " + have + ", expected " + want);
     }

@@ -16,7 +16,14 @@ public enum StateSetting {
    * How long counted ids are remembered: a longer one would judge as new an id the state has
    * already forgotten, a shorter one forget ids a run with it would still remember.
    */
-  DEDUPE_RETENTION("dedupe-retention");
+  DEDUPE_RETENTION("dedupe-retention"),
+  /**
+   * The anomaly threshold k: transactions replayed after a restore would be judged by another rule
+   * than the run that took the state. Recorded only while anomalies are detected.
+   */
+  ANOMALY_K("anomaly-k"),
+  /** The anomaly rule's minimum baseline, recorded and compared as {@link #ANOMALY_K} is. */
+  ANOMALY_MIN_BASELINE("anomaly-min-baseline");
 
   private final String id;
 

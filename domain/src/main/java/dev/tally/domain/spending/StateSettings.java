@@ -1,5 +1,6 @@
 package dev.tally.domain.spending;
 
+import dev.tally.domain.anomaly.AnomalyRule;
 import dev.tally.domain.window.TumblingWindows;
 import java.io.Serializable;
 import java.time.Duration;
@@ -43,6 +44,18 @@ public record StateSettings(Map<StateSetting, String> values) implements Seriali
     values.put(StateSetting.ALLOWED_LATENESS, allowedLateness.toString());
     values.put(StateSetting.DEDUPE_RETENTION, dedupeRetention.toString());
     return new StateSettings(values);
+  }
+
+  /**
+   * These settings and the anomaly rule the state's baselines are judged by: a restore under
+   * another rule would judge the replayed transactions otherwise than the run that took the state.
+   */
+  public StateSettings withAnomalyRule(AnomalyRule rule) {
+    EnumMap<StateSetting, String> with = new EnumMap<>(StateSetting.class);
+    with.putAll(values);
+    with.put(StateSetting.ANOMALY_K, rule.k().toPlainString());
+    with.put(StateSetting.ANOMALY_MIN_BASELINE, Integer.toString(rule.minBaseline()));
+    return new StateSettings(with);
   }
 
   /**

@@ -88,7 +88,8 @@ class DomainArchitectureTest {
                 "dev.tally.domain.transaction",
                 "dev.tally.domain.window",
                 "dev.tally.domain.spending",
-                "dev.tally.domain.rejection")
+                "dev.tally.domain.rejection",
+                "dev.tally.domain.anomaly")
             .allowEmptyShould(false);
     rule.check(domain);
   }

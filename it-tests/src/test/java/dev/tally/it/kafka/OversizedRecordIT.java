@@ -4,7 +4,6 @@ import static dev.tally.domain.fixtures.TransactionJson.aTransactionJson;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.adapters.kafka.DeadLetterHeaders;
-import dev.tally.adapters.kafka.DeadLetterSizing;
 import dev.tally.domain.fixtures.TransactionJson;
 import dev.tally.domain.fixtures.Transactions;
 import dev.tally.domain.rejection.RejectionReason;
@@ -13,10 +12,7 @@ import dev.tally.it.Await;
 import dev.tally.it.support.CommittedRecords;
 import dev.tally.it.support.SpendingRows;
 import dev.tally.it.support.StackFixture;
-import dev.tally.runtime.config.ConfigSource;
-import dev.tally.runtime.config.TallyConfig;
-import dev.tally.runtime.guice.TallyModules;
-import dev.tally.runtime.job.TallyJob;
+import dev.tally.it.support.TallyJobs;
 import dev.tally.stack.FlinkRestClient;
 import dev.tally.stack.LocalStack;
 import dev.tally.stack.TallyYaml;
@@ -36,7 +32,6 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -166,16 +161,7 @@ class OversizedRecordIT {
             .checkpointInterval(Duration.ofSeconds(1))
             .parallelism(2)
             .writeTo(root.resolve("tally.yaml"));
-    TallyConfig read = TallyConfig.read(ConfigSource.load(config, List.of(), System::getenv));
-    // As TallyMain's start does.
-    TallyConfig tally =
-        read.withDeadLetter(
-            DeadLetterSizing.sizeFor(read.kafka().deadLetter(), read.kafka().source()));
-    TallyJob job = TallyModules.injector(tally).getInstance(TallyJob.class);
-    StreamExecutionEnvironment env =
-        StreamExecutionEnvironment.getExecutionEnvironment(job.configuration());
-    job.attachTo(env);
-    JobClient client = env.executeAsync(tally.job().name());
+    JobClient client = TallyJobs.submit(config);
     JobID id = client.getJobID();
 
     FlinkRestClient rest = new FlinkRestClient(flink.getRestAddress().get().toString());

@@ -26,6 +26,7 @@ public record TallyConfig(
     CheckpointConfig checkpoints,
     RestartConfig restart,
     JobConfig job,
+    AnomalyKeys.AnomalyConfig anomalies,
     Map<String, String> effective) {
 
   public TallyConfig {
@@ -36,6 +37,7 @@ public record TallyConfig(
     Objects.requireNonNull(checkpoints, "checkpoints");
     Objects.requireNonNull(restart, "restart");
     Objects.requireNonNull(job, "job");
+    Objects.requireNonNull(anomalies, "anomalies");
     // Sorted, so the start-up log lists keys in a stable, readable order.
     effective = Collections.unmodifiableMap(new TreeMap<>(effective));
   }
@@ -53,6 +55,7 @@ public record TallyConfig(
         checkpoints,
         restart,
         job,
+        anomalies,
         effective);
   }
 
@@ -79,13 +82,22 @@ public record TallyConfig(
     CheckpointConfig checkpoints = CheckpointConfig.read(r);
     RestartConfig restart = RestartConfig.read(r);
     JobConfig job = JobConfig.read(r);
+    AnomalyKeys.AnomalyConfig anomalies = AnomalyKeys.read(r, jobName);
     checkDeadLetterTransactionTimeout(r);
     List<String> problems = r.problems();
     if (!problems.isEmpty()) {
       throw new ConfigurationException(problems);
     }
     return new TallyConfig(
-        kafka, iceberg, aggregation, state, checkpoints, restart, job, r.effectiveConfiguration());
+        kafka,
+        iceberg,
+        aggregation,
+        state,
+        checkpoints,
+        restart,
+        job,
+        anomalies,
+        r.effectiveConfiguration());
   }
 
   /**

@@ -2,6 +2,9 @@ package dev.tally.runtime.guice;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.multibindings.Multibinder;
+import com.google.inject.multibindings.OptionalBinder;
+import dev.tally.domain.anomaly.AnomalyRule;
+import dev.tally.ports.out.AnomalySink;
 import dev.tally.runtime.config.JobConfig;
 import dev.tally.runtime.job.FlinkSettings;
 import dev.tally.runtime.job.TallyJob;
@@ -25,6 +28,9 @@ public final class JobModule extends AbstractModule {
   protected void configure() {
     bind(AggregationSettings.class).toInstance(aggregation);
     Multibinder.newSetBinder(binder(), FlinkSettings.class).addBinding().toInstance(job::applyTo);
+    // Empty unless the anomaly feature's module is installed (AnomalyModule).
+    OptionalBinder.newOptionalBinder(binder(), AnomalyRule.class);
+    Multibinder.newSetBinder(binder(), AnomalySink.class);
     bind(TallyJob.class);
   }
 }

@@ -11,13 +11,14 @@ import dev.tally.adapters.kafka.KafkaDeadLetterModule;
 import dev.tally.adapters.kafka.KafkaSourceModule;
 import dev.tally.runtime.config.TallyConfig;
 import dev.tally.runtime.job.FlinkSettings;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
 /**
  * The one place the injector is created: whole modules picked from validated configuration, one per
  * feature (Kafka source, dead letters, Iceberg sink, state backend, checkpoint policy, restart
- * strategy, job).
+ * strategy, job, and anomalies when they are on).
  */
 public final class TallyModules {
 
@@ -25,6 +26,15 @@ public final class TallyModules {
 
   /** The modules of a job configured by {@code config}. */
   public static List<Module> of(TallyConfig config) {
+    List<Module> modules = new ArrayList<>(base(config));
+    if (config.anomalies().enabled()) {
+      modules.add(
+          new AnomalyModule(config.anomalies(), config.iceberg(), config.kafka().deadLetter()));
+    }
+    return List.copyOf(modules);
+  }
+
+  private static List<Module> base(TallyConfig config) {
     return List.of(
         new StrictBindingsModule(),
         new KafkaSourceModule(config.kafka().source()),

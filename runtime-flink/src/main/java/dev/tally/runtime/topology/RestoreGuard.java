@@ -108,6 +108,8 @@ final class RestoreGuard {
       case WINDOW_OFFSET -> "aggregation.window-offset";
       case ALLOWED_LATENESS -> "aggregation.allowed-lateness";
       case DEDUPE_RETENTION -> "aggregation.dedupe-retention";
+      case ANOMALY_K -> "anomalies.k";
+      case ANOMALY_MIN_BASELINE -> "anomalies.min-baseline";
     };
   }
 

@@ -1,5 +1,7 @@
 package dev.tally.runtime.topology;
 
+import dev.tally.domain.anomaly.Anomaly;
+import dev.tally.domain.anomaly.AnomalyRule;
 import dev.tally.domain.rejection.RejectedRecord;
 import dev.tally.domain.spending.Firing;
 import dev.tally.domain.spending.OpenWindow;
@@ -41,6 +43,9 @@ import org.apache.flink.util.OutputTag;
  * input (the final watermark) a user's windows are all emitted on its first timer, without scanning
  * its dedupe memory.
  *
+ * <p>With anomalies on, every counted transaction also goes to {@link AnomalyWatch}, which keeps
+ * the user's baselines and judges them (side output {@link #ANOMALIES}).
+ *
  * <p>Lateness is judged against the watermark this subtask checkpoints ({@link WatermarkFloor}), so
  * a recovered run decides as a failure-free one.
  */
@@ -57,6 +62,10 @@ final class SpendingAggregator
   static final OutputTag<RejectedRecord> REJECTED =
       new OutputTag<>("tally-aggregation-rejections", TypeInformation.of(RejectedRecord.class));
 
+  /** Transactions found anomalous (docs/behaviour.md "Anomalies"). */
+  static final OutputTag<Anomaly> ANOMALIES =
+      new OutputTag<>("tally-anomalies", StateTypes.ANOMALY);
+
   /** Name of the keyed state holding each user's open windows. */
   static final String OPEN_WINDOWS_STATE = "open-windows-by-user";
 
@@ -65,6 +74,7 @@ final class SpendingAggregator
   private final long retention;
   private final long earlyFiringInterval;
   private final StateSettings stateSettings;
+  private final AnomalyWatch anomalies;
 
   private transient SeenTransactions seen;
   private transient OpenWindowsState open;
@@ -74,11 +84,22 @@ final class SpendingAggregator
   private transient AggregationMetrics metrics;
 
   SpendingAggregator(AggregationSettings settings) {
+    this(settings, null);
+  }
+
+  /**
+   * @param anomalyRule the anomaly rule, {@code null} for no anomaly detection
+   */
+  SpendingAggregator(AggregationSettings settings, AnomalyRule anomalyRule) {
     this.ledger = new UserLedger(settings.windows(), settings.allowedLateness());
     this.windowSize = settings.windows().size().toMillis();
     this.retention = settings.dedupeRetention().toMillis();
     this.earlyFiringInterval = settings.earlyFiringInterval().toMillis();
-    this.stateSettings = settings.stateSettings();
+    this.anomalies = anomalyRule == null ? null : new AnomalyWatch(anomalyRule, settings);
+    this.stateSettings =
+        anomalyRule == null
+            ? settings.stateSettings()
+            : settings.stateSettings().withAnomalyRule(anomalyRule);
   }
 
   @Override
@@ -98,6 +119,9 @@ final class SpendingAggregator
                 .getState(new ValueStateDescriptor<>(OPEN_WINDOWS_STATE, StateTypes.OPEN_WINDOWS)),
             writeBackCapacity);
     metrics = new AggregationMetrics(getRuntimeContext().getMetricGroup(), watermarks::lastSeen);
+    if (anomalies != null) {
+      anomalies.open(getRuntimeContext());
+    }
   }
 
   @Override
@@ -111,6 +135,9 @@ final class SpendingAggregator
         screened.isPresent() ? screened.get() : ledger.count(tx, open.get(tx.userId()), watermark);
     if (verdict instanceof Verdict.Counted counted) {
       seen.remember(tx);
+      if (anomalies != null) {
+        anomalies.counted(tx, watermark, ctx.timerService(), a -> ctx.output(ANOMALIES, a));
+      }
       if (counted.upsert() != null) {
         emit(counted.upsert(), out);
       }
@@ -170,6 +197,7 @@ final class SpendingAggregator
       // windows, the others find nothing. The dedupe memory is left alone: nothing can arrive after
       // this watermark (it would be late), and scanning it per user would only cost time.
       closeAllWindows(user, out);
+      onAnomalyTimer(user, watermark, ctx);
     } else if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
       OpenWindow[] windows = open.get(user);
       if (windows != null) {
@@ -178,7 +206,29 @@ final class SpendingAggregator
     } else {
       fire(user, timestamp, out);
       seen.cleanUpAt(timestamp);
+      onAnomalyTimer(user, watermark, ctx);
     }
+  }
+
+  private void onAnomalyTimer(String user, long watermark, OnTimerContext ctx) throws Exception {
+    if (anomalies != null) {
+      anomalies.onTimer(user, watermark, a -> ctx.output(ANOMALIES, a));
+    }
+  }
+
+  /**
+   * Judges every transaction of the current key still waiting for its anomaly baseline, as the
+   * final watermark does: the end of input (see {@link SpendingAggregatorOperator}).
+   */
+  void judgeAllWaiting(String user, Consumer<Anomaly> out) throws Exception {
+    if (anomalies != null) {
+      anomalies.endInput(user, out);
+    }
+  }
+
+  /** Whether anomalies are detected. */
+  boolean detectsAnomalies() {
+    return anomalies != null;
   }
 
   /**

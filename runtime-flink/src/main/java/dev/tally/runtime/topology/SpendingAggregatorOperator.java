@@ -134,5 +134,23 @@ final class SpendingAggregatorOperator
       aggregator.closeAllWindows(user, out);
     }
     writeBack();
+    if (aggregator.detectsAnomalies()) {
+      judgeAllWaiting();
+    }
+  }
+
+  /** What the final watermark would judge: every transaction waiting for its anomaly baseline. */
+  private void judgeAllWaiting() throws Exception {
+    List<String> users = new ArrayList<>();
+    try (Stream<String> keys =
+        this.<String>getKeyedStateBackend().getKeys(AnomalyWatch.PENDING, VoidNamespace.INSTANCE)) {
+      keys.forEach(users::add);
+    }
+    for (String user : users) {
+      setCurrentKey(user);
+      aggregator.judgeAllWaiting(
+          user,
+          anomaly -> output.collect(SpendingAggregator.ANOMALIES, new StreamRecord<>(anomaly)));
+    }
   }
 }

@@ -1,10 +1,13 @@
 package dev.tally.runtime.topology;
 
+import dev.tally.domain.anomaly.Anomaly;
+import dev.tally.domain.anomaly.AnomalyRule;
 import dev.tally.domain.rejection.RejectedRecord;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.domain.transaction.SourcedTransaction;
 import dev.tally.ports.in.TransactionStreams;
 import java.util.Objects;
+import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -12,10 +15,10 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
 /**
- * The stream graph of docs/behaviour.md "Aggregation" and "Rejections" as one function of its
- * inputs: transactions and decode-time rejections in, windowed aggregates and every rejection out.
- * No sources, sinks or configuration files: the job wires ports around it, and tests feed it
- * bounded streams.
+ * The stream graph of docs/behaviour.md "Aggregation", "Rejections" and "Anomalies" as one function
+ * of its inputs: transactions and decode-time rejections in, windowed aggregates, every rejection
+ * and the anomalies out. No sources, sinks or configuration files: the job wires ports around it,
+ * and tests feed it bounded streams.
  */
 public final class SpendingTopology {
 
@@ -26,13 +29,25 @@ public final class SpendingTopology {
 
   private SpendingTopology() {}
 
-  /** The two outputs of the topology. */
+  /**
+   * The outputs of the topology.
+   *
+   * @param anomalies the anomalous transactions; empty when anomalies are not detected
+   */
   public record Output(
-      DataStream<WindowedSpending> aggregates, DataStream<RejectedRecord> rejected) {
+      DataStream<WindowedSpending> aggregates,
+      DataStream<RejectedRecord> rejected,
+      DataStream<Anomaly> anomalies) {
     public Output {
       Objects.requireNonNull(aggregates, "aggregates");
       Objects.requireNonNull(rejected, "rejected");
+      Objects.requireNonNull(anomalies, "anomalies");
     }
+  }
+
+  /** Builds the aggregation onto the given streams, without anomaly detection. */
+  public static Output build(TransactionStreams input, AggregationSettings settings) {
+    return build(input, settings, Optional.empty());
   }
 
   /**
@@ -41,8 +56,11 @@ public final class SpendingTopology {
    * @param input accepted transactions with event-time watermarks, and the records rejected while
    *     decoding
    * @param settings windows, lateness, dedupe retention, early firing
+   * @param anomalyRule the anomaly rule; empty for no anomaly detection (docs/behaviour.md
+   *     "Anomalies"), which the same operator does, on the events it counts
    */
-  public static Output build(TransactionStreams input, AggregationSettings settings) {
+  public static Output build(
+      TransactionStreams input, AggregationSettings settings, Optional<AnomalyRule> anomalyRule) {
     SingleOutputStreamOperator<WindowedSpending> aggregates =
         input
             .accepted()
@@ -51,11 +69,12 @@ public final class SpendingTopology {
                 "Dedupe and aggregate spending per user, currency and window",
                 TypeInformation.of(WindowedSpending.class),
                 new SpendingAggregatorOperator(
-                    new SpendingAggregator(settings), settings.writeBackUsers()))
+                    new SpendingAggregator(settings, anomalyRule.orElse(null)),
+                    settings.writeBackUsers()))
             .uid(AGGREGATOR_UID);
     DataStream<RejectedRecord> rejected =
         input.rejected().union(aggregates.getSideOutput(SpendingAggregator.REJECTED));
-    return new Output(aggregates, rejected);
+    return new Output(aggregates, rejected, aggregates.getSideOutput(SpendingAggregator.ANOMALIES));
   }
 
   /**

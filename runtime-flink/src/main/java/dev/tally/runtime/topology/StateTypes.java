@@ -1,5 +1,9 @@
 package dev.tally.runtime.topology;
 
+import dev.tally.domain.anomaly.Anomaly;
+import dev.tally.domain.anomaly.BaselineHead;
+import dev.tally.domain.anomaly.HourBucket;
+import dev.tally.domain.anomaly.PendingJudgement;
 import dev.tally.domain.spending.OpenWindow;
 import dev.tally.domain.spending.SeenTransaction;
 import dev.tally.ports.types.SerializerTypeInfo;
@@ -15,6 +19,22 @@ final class StateTypes {
   /** The per-user value state of open windows. */
   static final TypeInformation<OpenWindow[]> OPEN_WINDOWS =
       new SerializerTypeInfo<>(OpenWindow[].class, OpenWindowsSerializer.INSTANCE);
+
+  /** The head of a (user, currency)'s anomaly baseline. */
+  static final TypeInformation<BaselineHead> BASELINE_HEAD =
+      new SerializerTypeInfo<>(BaselineHead.class, BaselineHeadSerializer.INSTANCE);
+
+  /** One hourly bucket of an anomaly baseline. */
+  static final TypeInformation<HourBucket> HOUR_BUCKET =
+      new SerializerTypeInfo<>(HourBucket.class, HourBucketSerializer.INSTANCE);
+
+  /** A transaction waiting for its anomaly judgement. */
+  static final TypeInformation<PendingJudgement> PENDING_JUDGEMENT =
+      new SerializerTypeInfo<>(PendingJudgement.class, PendingJudgementSerializer.INSTANCE);
+
+  /** An anomaly, on the aggregator's side output to the anomaly sinks. */
+  static final TypeInformation<Anomaly> ANOMALY =
+      new SerializerTypeInfo<>(Anomaly.class, AnomalySerializer.INSTANCE);
 
   private StateTypes() {}
 }

@@ -41,7 +41,8 @@ class ConfigurationDocsTest {
           StateConfig.class,
           CheckpointConfig.class,
           RestartConfig.class,
-          JobConfig.class);
+          JobConfig.class,
+          AnomalyKeys.class);
 
   private static final Pattern ROW = Pattern.compile("^\\| `([^`]+)` \\| (.*?) \\| (.*) \\|$");
 

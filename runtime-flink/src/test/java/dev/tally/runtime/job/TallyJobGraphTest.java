@@ -6,6 +6,7 @@ import dev.tally.runtime.config.ConfigSource;
 import dev.tally.runtime.config.TallyConfig;
 import dev.tally.runtime.guice.TallyModules;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -40,21 +41,44 @@ class TallyJobGraphTest {
   }
 
   private TallyJob job(String distribution) {
-    TallyConfig config =
-        TallyConfig.read(
-            ConfigSource.of(
-                Map.of(
-                    "kafka.bootstrap-servers",
-                    "127.0.0.1:9",
-                    "state.checkpoint-directory",
-                    dir.resolve("checkpoints").toUri().toString(),
-                    "iceberg.catalog.warehouse",
-                    dir.resolve("warehouse").toUri().toString(),
-                    "iceberg.distribution",
-                    distribution,
-                    "job.parallelism",
-                    "2")));
+    return job(distribution, Map.of());
+  }
+
+  private TallyJob job(String distribution, Map<String, String> more) {
+    Map<String, String> keys =
+        new HashMap<>(
+            Map.of(
+                "kafka.bootstrap-servers",
+                "127.0.0.1:9",
+                "state.checkpoint-directory",
+                dir.resolve("checkpoints").toUri().toString(),
+                "iceberg.catalog.warehouse",
+                dir.resolve("warehouse").toUri().toString(),
+                "iceberg.distribution",
+                distribution,
+                "job.parallelism",
+                "2"));
+    keys.putAll(more);
+    TallyConfig config = TallyConfig.read(ConfigSource.of(keys));
     return TallyModules.injector(config).getInstance(TallyJob.class);
+  }
+
+  @Test
+  void withAnomaliesTheGraphGainsTheirTwoSinksStillWithoutKryoAndWithStableUids() {
+    TallyJob job = job("hash", Map.of("anomalies.enabled", "true"));
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.getExecutionEnvironment(job.configuration());
+
+    job.attachTo(env);
+    StreamGraph graph = env.getStreamGraph();
+
+    assertThat(graph.getStreamNodes())
+        .allSatisfy(
+            node ->
+                assertThat(node.getTransformationUID()).as(node.getOperatorName()).isNotBlank());
+    assertThat(graph.getStreamNodes().stream().map(StreamNode::getTransformationUID))
+        .contains("tally-anomaly-kafka-sink", "tally-iceberg-anomaly-sink-rows")
+        .anySatisfy(uid -> assertThat(uid).contains("tally-iceberg-anomaly-sink"));
   }
 
   @Test

@@ -10,6 +10,7 @@ import dev.tally.domain.transaction.SourcedTransaction;
 import dev.tally.domain.transaction.Transaction;
 import dev.tally.domain.window.TumblingWindows;
 import dev.tally.runtime.config.AggregationKeys;
+import dev.tally.runtime.config.AnomalyKeys;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -211,6 +212,8 @@ class RestoreGuardTest {
             AggregationKeys.WINDOW_SIZE.name(),
             AggregationKeys.WINDOW_OFFSET.name(),
             AggregationKeys.ALLOWED_LATENESS.name(),
-            AggregationKeys.DEDUPE_RETENTION.name());
+            AggregationKeys.DEDUPE_RETENTION.name(),
+            AnomalyKeys.K.name(),
+            AnomalyKeys.MIN_BASELINE.name());
   }
 }
