@@ -65,6 +65,7 @@ final class SpendingAggregator
   private final long retention;
   private final long earlyFiringInterval;
   private final StateSettings stateSettings;
+  private final boolean boundedInput;
 
   private transient SeenTransactions seen;
   private transient OpenWindowsState open;
@@ -73,7 +74,17 @@ final class SpendingAggregator
   private transient RestoreGuard restoreGuard;
   private transient AggregationMetrics metrics;
 
+  /** An aggregator of unbounded input. */
   SpendingAggregator(AggregationSettings settings) {
+    this(settings, false);
+  }
+
+  /**
+   * @param boundedInput whether the input ends ({@link RestoreGuard}: a bounded run may resume from
+   *     state taken after its end)
+   */
+  SpendingAggregator(AggregationSettings settings, boolean boundedInput) {
+    this.boundedInput = boundedInput;
     this.ledger = new UserLedger(settings.windows(), settings.allowedLateness());
     this.windowSize = settings.windows().size().toMillis();
     this.retention = settings.dedupeRetention().toMillis();
@@ -103,6 +114,7 @@ final class SpendingAggregator
   @Override
   public void processElement(SourcedTransaction in, Context ctx, Collector<WindowedSpending> out)
       throws Exception {
+    restoreGuard.admit(in);
     Transaction tx = in.transaction();
     long watermark = watermarks.observe(ctx.timerService().currentWatermark());
     // The open windows are read only for a transaction that gets past dedupe and lateness.
@@ -220,7 +232,8 @@ final class SpendingAggregator
   public void initializeState(FunctionInitializationContext context) throws Exception {
     watermarks = WatermarkFloor.restore(context.getOperatorStateStore());
     // Before anything is processed: a restore that cannot be exact fails the job here.
-    restoreGuard = RestoreGuard.check(context, stateSettings, watermarks.restoredFloor());
+    restoreGuard =
+        RestoreGuard.check(context, stateSettings, watermarks.restoredFloor(), boundedInput);
   }
 
   @Override
