@@ -24,10 +24,12 @@ import org.apache.flink.util.clock.RelativeClock;
 final class AcceptedEventsWatermarks implements WatermarkGenerator<DecodedRecord> {
 
   private final WatermarkGenerator<DecodedRecord> accepted;
+  private final CaughtUpIdleness positions;
 
   /** Without idleness: a silent partition holds the watermark back for ever. */
   AcceptedEventsWatermarks(Duration outOfOrderness) {
     this.accepted = new LargestEventTime(outOfOrderness.toMillis());
+    this.positions = null;
   }
 
   /**
@@ -39,12 +41,35 @@ final class AcceptedEventsWatermarks implements WatermarkGenerator<DecodedRecord
     this.accepted =
         new WatermarksWithIdleness<>(
             new LargestEventTime(outOfOrderness.toMillis()), idleTimeout, inputActivityClock);
+    this.positions = null;
+  }
+
+  /**
+   * For one Kafka partition: idle only once it has sent no accepted record for the idle timeout and
+   * is caught up with its log end ({@link CaughtUpIdleness}).
+   *
+   * @param partitions the reader's partitions and probe
+   */
+  AcceptedEventsWatermarks(
+      Duration outOfOrderness,
+      Duration idleTimeout,
+      RelativeClock inputActivityClock,
+      ReaderPartitions partitions) {
+    this.positions =
+        new CaughtUpIdleness(
+            new LargestEventTime(outOfOrderness.toMillis()),
+            idleTimeout,
+            inputActivityClock,
+            partitions);
+    this.accepted = positions;
   }
 
   @Override
   public void onEvent(DecodedRecord event, long eventTimestamp, WatermarkOutput output) {
     if (event.isAccepted()) {
       accepted.onEvent(event, eventTimestamp, output);
+    } else if (positions != null) {
+      positions.onRejected(event);
     }
   }
 
@@ -54,7 +79,7 @@ final class AcceptedEventsWatermarks implements WatermarkGenerator<DecodedRecord
   }
 
   /** The largest event time seen, minus the bound and 1 ms; nothing before the first event. */
-  private static final class LargestEventTime implements WatermarkGenerator<DecodedRecord> {
+  static final class LargestEventTime implements WatermarkGenerator<DecodedRecord> {
     private final long boundMillis;
     private long maxEventTime = Long.MIN_VALUE;
 

@@ -31,4 +31,9 @@ public record DecodedRecord(SourcedTransaction accepted, RejectedRecord rejected
   public boolean isAccepted() {
     return accepted != null;
   }
+
+  /** The record's offset in its source partition. */
+  long offset() {
+    return accepted != null ? accepted.source().offset() : rejected.source().offset();
+  }
 }

@@ -45,12 +45,30 @@ final class KafkaTransactionSource implements TransactionSource {
   }
 
   /**
-   * The source the job reads: a bounded one wrapped so that it ends after a restore too ({@link
-   * BoundedKafkaSource}).
+   * The source the job reads: the connector's, wrapped so that every assigned partition holds the
+   * watermark until it is caught up and a bounded one ends after a restore too ({@link
+   * TallyKafkaSource}).
    */
   Source<DecodedRecord, ?, ?> source() {
-    KafkaSource<DecodedRecord> kafka = buildSource();
-    return options.bounded() ? new BoundedKafkaSource<>(kafka) : kafka;
+    return new TallyKafkaSource<>(buildSource(), probeSettings());
+  }
+
+  /** How a reader's {@link LogEndProbe} reaches and reads the source topics. */
+  LogEndProbe.Settings probeSettings() {
+    // A question may take up to the idle timeout, so that the answer comes within about twice the
+    // timeout, but no less than a second (a broker's round trip under load) nor more than ten.
+    long timeout = Math.min(10_000, Math.max(1_000, options.idleTimeout().toMillis()));
+    return new LogEndProbe.Settings(
+        options.bootstrapServers(),
+        options.groupId(),
+        options.clientProperties(),
+        options.committedFallback() != StartupMode.LATEST,
+        decoder(),
+        Duration.ofMillis(timeout));
+  }
+
+  private TransactionDecoder decoder() {
+    return new TransactionDecoder(options.validator(), options.maxRecordBytes());
   }
 
   KafkaSource<DecodedRecord> buildSource() {
@@ -60,9 +78,7 @@ final class KafkaTransactionSource implements TransactionSource {
             .setGroupId(options.groupId())
             .setClientIdPrefix("tally-" + options.groupId())
             .setStartingOffsets(startingOffsets())
-            .setDeserializer(
-                new TransactionDeserializationSchema(
-                    new TransactionDecoder(options.validator(), options.maxRecordBytes())));
+            .setDeserializer(new TransactionDeserializationSchema(decoder()));
     options
         .compiledTopicPattern()
         .ifPresentOrElse(builder::setTopicPattern, () -> builder.setTopics(options.topics()));
@@ -88,12 +104,21 @@ final class KafkaTransactionSource implements TransactionSource {
     Duration idleTimeout = options.idleTimeout();
     // Idleness inside the generator, over accepted records only: WatermarkStrategy.withIdleness
     // would count rejected records as activity (AcceptedEventsWatermarks says why that matters).
+    // A generator created on the thread of a CatchUpReader asks it whether a silent partition is
+    // caught up; one created elsewhere (no Kafka reader: tests of the strategy alone) cannot ask,
+    // and goes idle on silence alone.
     return WatermarkStrategy.<DecodedRecord>forGenerator(
-            context ->
-                idleTimeout.isZero()
-                    ? new AcceptedEventsWatermarks(outOfOrderness)
-                    : new AcceptedEventsWatermarks(
-                        outOfOrderness, idleTimeout, context.getInputActivityClock()))
+            context -> {
+              if (idleTimeout.isZero()) {
+                return new AcceptedEventsWatermarks(outOfOrderness);
+              }
+              ReaderPartitions partitions = ReaderPartitions.current();
+              return partitions == null
+                  ? new AcceptedEventsWatermarks(
+                      outOfOrderness, idleTimeout, context.getInputActivityClock())
+                  : new AcceptedEventsWatermarks(
+                      outOfOrderness, idleTimeout, context.getInputActivityClock(), partitions);
+            })
         .withTimestampAssigner(
             (record, kafkaTimestamp) ->
                 record.isAccepted()

@@ -14,14 +14,11 @@ import java.util.List;
 import org.apache.flink.api.common.eventtime.TimestampAssigner;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
-import org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkOutputMultiplexer;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.util.clock.ManualClock;
-import org.apache.flink.util.clock.RelativeClock;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -140,19 +137,7 @@ class RejectedOnlyPartitionTest {
     Partition(String id) {
       this.id = id;
       partitions.registerNewOutput(id);
-      this.generator =
-          strategy.createWatermarkGenerator(
-              new WatermarkGeneratorSupplier.Context() {
-                @Override
-                public MetricGroup getMetricGroup() {
-                  return new UnregisteredMetricsGroup();
-                }
-
-                @Override
-                public RelativeClock getInputActivityClock() {
-                  return clock;
-                }
-              });
+      this.generator = strategy.createWatermarkGenerator(new ClockContext(clock));
       all.add(this);
     }
 

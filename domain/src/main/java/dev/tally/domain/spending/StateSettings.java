@@ -61,16 +61,26 @@ public record StateSettings(Map<StateSetting, String> values) implements Seriali
   /**
    * Whether state can be restored under these (the configured) settings, and if not, every reason.
    *
+   * <p>State taken after the end of input ({@code restoredWatermark} {@code Long.MAX_VALUE}: a stop
+   * with drain, or a bounded run after its final watermark) made every window final. A streaming
+   * job restored from it would reject every record as {@code LATE}: refused. A bounded one ends
+   * exactly if nothing is left to read (its sources restored as finished, or at their stopping
+   * offsets already), and not otherwise, which only its input can tell: {@link
+   * RestoreVerdict.ExactWithoutInput}.
+   *
    * @param recorded the settings recorded in the restored state, one per subtask that wrote it;
    *     empty for state written before settings were recorded, which is taken as built with the
    *     configured ones (nothing says otherwise)
    * @param restoredWatermark the event time the restored state had passed, {@code Long.MIN_VALUE}
    *     for none; {@code Long.MAX_VALUE} is the end of input: the final watermark fired every
    *     window
+   * @param boundedInput whether the restored job reads bounded input (it ends when read)
    */
-  public RestoreVerdict restoring(Collection<StateSettings> recorded, long restoredWatermark) {
+  public RestoreVerdict restoring(
+      Collection<StateSettings> recorded, long restoredWatermark, boolean boundedInput) {
     Set<RestoreVerdict.Problem> problems = new LinkedHashSet<>();
-    if (restoredWatermark == Long.MAX_VALUE) {
+    boolean afterEnd = restoredWatermark == Long.MAX_VALUE;
+    if (afterEnd && !boundedInput) {
       problems.add(new RestoreVerdict.InputEnded());
     }
     for (StateSettings before : recorded) {
@@ -82,19 +92,37 @@ public record StateSettings(Map<StateSetting, String> values) implements Seriali
         }
       }
     }
-    return problems.isEmpty()
-        ? RestoreVerdict.EXACT
-        : new RestoreVerdict.Refused(new ArrayList<>(problems));
+    if (!problems.isEmpty()) {
+      return new RestoreVerdict.Refused(new ArrayList<>(problems));
+    }
+    return afterEnd ? RestoreVerdict.EXACT_WITHOUT_INPUT : RestoreVerdict.EXACT;
   }
 
   /** The verdict on a restore: it goes on exactly, or it is refused with every reason. */
-  public sealed interface RestoreVerdict permits RestoreVerdict.Exact, RestoreVerdict.Refused {
+  public sealed interface RestoreVerdict
+      permits RestoreVerdict.Exact, RestoreVerdict.ExactWithoutInput, RestoreVerdict.Refused {
 
     /** The one {@link Exact}. */
     Exact EXACT = new Exact();
 
+    /** The one {@link ExactWithoutInput}. */
+    ExactWithoutInput EXACT_WITHOUT_INPUT = new ExactWithoutInput();
+
     /** The restored state goes on exactly as an uninterrupted run under the configured settings. */
     record Exact() implements RestoreVerdict {}
+
+    /**
+     * A bounded run restored from state taken after the end of its input: it goes on exactly only
+     * as long as it reads nothing, since every window is final. Its end (the final watermark again)
+     * changes nothing; a record that arrives is refused ({@link #onRecord()}).
+     */
+    record ExactWithoutInput() implements RestoreVerdict {
+
+      /** The verdict once a record arrives: refused, before the record is counted. */
+      public Refused onRecord() {
+        return new Refused(List.of(new InputAfterEnd()));
+      }
+    }
 
     /** The restored state cannot go on exactly; {@code problems} says why, at least one reason. */
     record Refused(List<Problem> problems) implements RestoreVerdict {
@@ -107,7 +135,7 @@ public record StateSettings(Map<StateSetting, String> values) implements Seriali
     }
 
     /** One reason for a refusal. */
-    sealed interface Problem permits SettingChanged, InputEnded {}
+    sealed interface Problem permits SettingChanged, InputEnded, InputAfterEnd {}
 
     /**
      * The state was built with another value of {@code setting}.
@@ -130,5 +158,12 @@ public record StateSettings(Map<StateSetting, String> values) implements Seriali
      * {@code LATE}, and windows it emitted as final cannot take more records.
      */
     record InputEnded() implements Problem {}
+
+    /**
+     * A bounded run restored from state taken after the end of its input read a record: there was
+     * input left after all, and every window it could count in is final, so it cannot go on
+     * exactly.
+     */
+    record InputAfterEnd() implements Problem {}
   }
 }

@@ -17,7 +17,8 @@ class StateSettingsTest {
 
   @Test
   void stateBuiltWithTheSameSettingsRestoresExactly() {
-    assertThat(HOURLY.restoring(List.of(HOURLY, HOURLY), 1_000L)).isEqualTo(RestoreVerdict.EXACT);
+    assertThat(HOURLY.restoring(List.of(HOURLY, HOURLY), 1_000L, false))
+        .isEqualTo(RestoreVerdict.EXACT);
   }
 
   @Test
@@ -28,7 +29,7 @@ class StateSettingsTest {
             Duration.ofMinutes(10),
             Duration.ofHours(24));
 
-    assertThat(configured.restoring(List.of(HOURLY, HOURLY), 1_000L))
+    assertThat(configured.restoring(List.of(HOURLY, HOURLY), 1_000L, false))
         .isEqualTo(
             new RestoreVerdict.Refused(
                 List.of(
@@ -39,20 +40,47 @@ class StateSettingsTest {
   }
 
   @Test
-  void stateTakenAfterTheFinalWatermarkIsRefusedWhateverItsSettings() {
-    assertThat(HOURLY.restoring(List.of(HOURLY), Long.MAX_VALUE))
+  void stateTakenAfterTheFinalWatermarkIsRefusedToAStreamingJobWhateverItsSettings() {
+    assertThat(HOURLY.restoring(List.of(HOURLY), Long.MAX_VALUE, false))
         .isEqualTo(new RestoreVerdict.Refused(List.of(new RestoreVerdict.InputEnded())));
-    assertThat(HOURLY.restoring(List.of(), Long.MAX_VALUE))
+    assertThat(HOURLY.restoring(List.of(), Long.MAX_VALUE, false))
         .isEqualTo(new RestoreVerdict.Refused(List.of(new RestoreVerdict.InputEnded())));
   }
 
   @Test
+  void aBoundedJobRestoredAfterTheFinalWatermarkGoesOnUntilARecordArrives() {
+    RestoreVerdict verdict = HOURLY.restoring(List.of(HOURLY), Long.MAX_VALUE, true);
+
+    assertThat(verdict).isEqualTo(RestoreVerdict.EXACT_WITHOUT_INPUT);
+    assertThat(RestoreVerdict.EXACT_WITHOUT_INPUT.onRecord())
+        .isEqualTo(new RestoreVerdict.Refused(List.of(new RestoreVerdict.InputAfterEnd())));
+  }
+
+  @Test
+  void aBoundedJobRestoredAfterTheFinalWatermarkUnderOtherSettingsIsRefusedAtStart() {
+    StateSettings halfHourly =
+        StateSettings.of(
+            TumblingWindows.of(Duration.ofMinutes(30)), Duration.ZERO, Duration.ofHours(24));
+
+    assertThat(halfHourly.restoring(List.of(HOURLY), Long.MAX_VALUE, true))
+        .isEqualTo(
+            new RestoreVerdict.Refused(
+                List.of(
+                    new RestoreVerdict.SettingChanged(StateSetting.WINDOW_SIZE, "PT1H", "PT30M"))));
+  }
+
+  @Test
+  void aBoundedJobRestoredBeforeTheEndOfInputRestoresExactly() {
+    assertThat(HOURLY.restoring(List.of(HOURLY), 1_000L, true)).isEqualTo(RestoreVerdict.EXACT);
+  }
+
+  @Test
   void stateWithoutARecordOrWithoutASettingIsTakenAsBuiltWithTheConfiguredOnes() {
-    assertThat(HOURLY.restoring(List.of(), Long.MIN_VALUE)).isEqualTo(RestoreVerdict.EXACT);
+    assertThat(HOURLY.restoring(List.of(), Long.MIN_VALUE, false)).isEqualTo(RestoreVerdict.EXACT);
     StateSettings olderRecord =
         new StateSettings(
             Map.of(StateSetting.WINDOW_SIZE, "PT1H", StateSetting.WINDOW_OFFSET, "PT0S"));
-    assertThat(HOURLY.restoring(List.of(olderRecord), 5L)).isEqualTo(RestoreVerdict.EXACT);
+    assertThat(HOURLY.restoring(List.of(olderRecord), 5L, false)).isEqualTo(RestoreVerdict.EXACT);
   }
 
   @Test

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -44,6 +45,11 @@ class ExactlyOnceIT {
     Configuration configuration = new Configuration();
     // RocksDB takes its memory from the slot's managed memory.
     configuration.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(512));
+    // Iceberg's shared worker pool keeps threads a job's task created, with that job's class
+    // loader as their context loader; the test's own table reads use them after the job ended.
+    // On a MiniCluster every class comes from the test's class path, so the closed loader
+    // delegates to it harmlessly: the leak check would only fail those reads.
+    configuration.set(CoreOptions.CHECK_LEAKED_CLASSLOADER, false);
     return new MiniClusterExtension(
         new MiniClusterResourceConfiguration.Builder()
             .setConfiguration(configuration)

@@ -28,6 +28,8 @@ class RestoreRefusalIT {
   private static final SpendingDataset.Shape SHAPE =
       new SpendingDataset.Shape(20_000, 100, Duration.ofHours(4), false);
 
+  private static final String BOUNDED = "kafka.source.bounded=true";
+
   @RegisterExtension static final MiniClusterExtension FLINK = ExactlyOnceIT.miniCluster();
 
   private static Harness harness;
@@ -74,6 +76,42 @@ class RestoreRefusalIT {
       assertThat(run.restarted(afterDrain)).as("failed at once, not restarted").isFalse();
       assertThat(ExceptionUtils.stringifyException(run.failureCause(afterDrain)))
           .contains("the restored state was taken after the end of input");
+    } finally {
+      run.cancelUnfinishedJobs();
+    }
+  }
+
+  /**
+   * A bounded run stopped with drain, resumed bounded. When records are left to read after its
+   * end-of-input watermark, the first one fails the job at once (FAILED, never RESTARTING), naming
+   * why, before anything is counted; when the first run had read everything before its drain,
+   * nothing is left and the resumed run ends by itself, exactly. Which of the two depends on how
+   * far the first run got; both are exact, and a refusal at start (a streaming resume's answer) is
+   * neither.
+   */
+  @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aBoundedRunResumedAfterItsEndFailsOnTheFirstRecordLeftOrEndsExactly() throws Exception {
+    Harness.Run run = harness.run("bounded-after-end");
+    try {
+      JobID first = run.submit(2, null, null, BOUNDED);
+      assertThat(run.awaitCheckpoints(first, 1)).as("the bounded job runs").isTrue();
+      String drained = run.stopWithSavepoint(first, true);
+
+      JobID resumed = run.submit(2, drained, null, BOUNDED);
+      JobStatus end = run.awaitEnded(resumed);
+      assertThat(run.restarted(resumed)).as("ended without a restart").isFalse();
+      System.out.println("[bounded-after-end] the resumed bounded run ended " + end);
+      if (end == JobStatus.FINISHED) {
+        assertThat(run.verdict().exact()).as("nothing was left to read").isTrue();
+      } else {
+        assertThat(end).isEqualTo(JobStatus.FAILED);
+        assertThat(ExceptionUtils.stringifyException(run.failureCause(resumed)))
+            .contains(
+                "this bounded run read records after it",
+                "Nothing was counted",
+                "the first record it read after it: ");
+      }
     } finally {
       run.cancelUnfinishedJobs();
     }

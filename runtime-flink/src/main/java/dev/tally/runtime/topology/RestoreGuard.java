@@ -3,6 +3,8 @@ package dev.tally.runtime.topology;
 import dev.tally.domain.spending.StateSetting;
 import dev.tally.domain.spending.StateSettings;
 import dev.tally.domain.spending.StateSettings.RestoreVerdict;
+import dev.tally.domain.transaction.SourceRecord;
+import dev.tally.domain.transaction.SourcedTransaction;
 import dev.tally.ports.config.ValueType;
 import dev.tally.ports.types.SerializerTypeInfo;
 import java.time.Duration;
@@ -25,6 +27,11 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
  * key, as a {@link SuppressRestartsException}: retrying cannot help, so the job ends {@code FAILED}
  * instead of restarting in a loop.
  *
+ * <p>A bounded job restored from state taken after the end of its input (the final watermark made
+ * every window final) is exact only if nothing is left to read, which only its input can tell: it
+ * starts, and {@link #admit} refuses it, the same way, on the first record that reaches the
+ * aggregator, before that record is counted.
+ *
  * <p>State written before the settings were recorded (release {@code b3f3bdb}) holds no record: it
  * is taken as built with the configured settings, and the first checkpoint after the restore
  * records them.
@@ -39,33 +46,74 @@ final class RestoreGuard {
 
   private final ListState<StateSettings> state;
   private final StateSettings configured;
+  private final RestoreVerdict.ExactWithoutInput withoutInput;
 
-  private RestoreGuard(ListState<StateSettings> state, StateSettings configured) {
+  private RestoreGuard(
+      ListState<StateSettings> state,
+      StateSettings configured,
+      RestoreVerdict.ExactWithoutInput withoutInput) {
     this.state = state;
     this.configured = configured;
+    this.withoutInput = withoutInput;
   }
 
   /**
    * Judges the restored state, if any, and fails the job when it cannot go on exactly.
    *
    * @param restoredWatermark the restored watermark floor, {@code Long.MIN_VALUE} for none
+   * @param boundedInput whether the job reads bounded input
    * @throws SuppressRestartsException naming every reason, for a restore that cannot be exact
    */
   static RestoreGuard check(
-      FunctionInitializationContext context, StateSettings configured, long restoredWatermark)
+      FunctionInitializationContext context,
+      StateSettings configured,
+      long restoredWatermark,
+      boolean boundedInput)
       throws Exception {
     OperatorStateStore store = context.getOperatorStateStore();
     ListState<StateSettings> state =
         store.getUnionListState(new ListStateDescriptor<>(STATE, TYPE));
+    RestoreVerdict verdict = RestoreVerdict.EXACT;
     if (context.isRestored()) {
       List<StateSettings> recorded = new ArrayList<>();
       state.get().forEach(recorded::add);
-      if (configured.restoring(recorded, restoredWatermark)
-          instanceof RestoreVerdict.Refused refused) {
-        throw new SuppressRestartsException(new IllegalStateException(message(refused)));
+      verdict = configured.restoring(recorded, restoredWatermark, boundedInput);
+      if (verdict instanceof RestoreVerdict.Refused refused) {
+        throw refusal(refused);
       }
     }
-    return new RestoreGuard(state, configured);
+    return new RestoreGuard(
+        state,
+        configured,
+        verdict instanceof RestoreVerdict.ExactWithoutInput without ? without : null);
+  }
+
+  /**
+   * Lets a record through, unless the restore is exact only without input.
+   *
+   * @throws SuppressRestartsException naming why, before the record is counted
+   */
+  void admit(SourcedTransaction record) {
+    if (withoutInput != null) {
+      SourceRecord source = record.source();
+      throw refusal(
+          withoutInput.onRecord(),
+          "\n  the first record it read after it: "
+              + source.topic()
+              + " partition "
+              + source.partition()
+              + " offset "
+              + source.offset()
+              + ")");
+    }
+  }
+
+  private static SuppressRestartsException refusal(RestoreVerdict.Refused refused) {
+    return refusal(refused, "");
+  }
+
+  private static SuppressRestartsException refusal(RestoreVerdict.Refused refused, String detail) {
+    return new SuppressRestartsException(new IllegalStateException(message(refused) + detail));
   }
 
   /** Records the configured settings in the checkpoint being taken. */
@@ -89,6 +137,14 @@ final class RestoreGuard {
             .append(", the configuration says ")
             .append(readable(changed.configured()))
             .append("; restore with the same value or start without state");
+      } else if (problem instanceof RestoreVerdict.InputAfterEnd) {
+        text.append(
+            "the restored state was taken after the end of input (a savepoint of flink stop"
+                + " --drain, or a checkpoint after a bounded run's final watermark), and this"
+                + " bounded run read records after it: every window they belong to was emitted as"
+                + " final, so they cannot be counted exactly. Nothing was counted. Run the bounded"
+                + " job without state (its offsets start it where it should) or resume from a"
+                + " savepoint taken without --drain");
       } else {
         text.append(
             "the restored state was taken after the end of input (a savepoint of flink stop"

@@ -75,6 +75,7 @@ final class SpendingAggregator
   private final long earlyFiringInterval;
   private final StateSettings stateSettings;
   private final AnomalyWatch anomalies;
+  private final boolean boundedInput;
 
   private transient SeenTransactions seen;
   private transient OpenWindowsState open;
@@ -83,14 +84,28 @@ final class SpendingAggregator
   private transient RestoreGuard restoreGuard;
   private transient AggregationMetrics metrics;
 
+  /** An aggregator of unbounded input. */
   SpendingAggregator(AggregationSettings settings) {
-    this(settings, null);
+    this(settings, null, false);
+  }
+
+  /** An aggregator of unbounded input that also watches for anomalies under {@code anomalyRule}. */
+  SpendingAggregator(AggregationSettings settings, AnomalyRule anomalyRule) {
+    this(settings, anomalyRule, false);
+  }
+
+  /** An aggregator without anomaly detection, of bounded or unbounded input. */
+  SpendingAggregator(AggregationSettings settings, boolean boundedInput) {
+    this(settings, null, boundedInput);
   }
 
   /**
    * @param anomalyRule the anomaly rule, {@code null} for no anomaly detection
+   * @param boundedInput whether the input ends ({@link RestoreGuard}: a bounded run may resume from
+   *     state taken after its end)
    */
-  SpendingAggregator(AggregationSettings settings, AnomalyRule anomalyRule) {
+  SpendingAggregator(AggregationSettings settings, AnomalyRule anomalyRule, boolean boundedInput) {
+    this.boundedInput = boundedInput;
     this.ledger = new UserLedger(settings.windows(), settings.allowedLateness());
     this.windowSize = settings.windows().size().toMillis();
     this.retention = settings.dedupeRetention().toMillis();
@@ -127,6 +142,7 @@ final class SpendingAggregator
   @Override
   public void processElement(SourcedTransaction in, Context ctx, Collector<WindowedSpending> out)
       throws Exception {
+    restoreGuard.admit(in);
     Transaction tx = in.transaction();
     long watermark = watermarks.observe(ctx.timerService().currentWatermark());
     // The open windows are read only for a transaction that gets past dedupe and lateness.
@@ -270,7 +286,8 @@ final class SpendingAggregator
   public void initializeState(FunctionInitializationContext context) throws Exception {
     watermarks = WatermarkFloor.restore(context.getOperatorStateStore());
     // Before anything is processed: a restore that cannot be exact fails the job here.
-    restoreGuard = RestoreGuard.check(context, stateSettings, watermarks.restoredFloor());
+    restoreGuard =
+        RestoreGuard.check(context, stateSettings, watermarks.restoredFloor(), boundedInput);
   }
 
   @Override

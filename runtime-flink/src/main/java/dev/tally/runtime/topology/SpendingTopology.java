@@ -6,13 +6,17 @@ import dev.tally.domain.rejection.RejectedRecord;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.domain.transaction.SourcedTransaction;
 import dev.tally.ports.in.TransactionStreams;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.transformations.WithBoundedness;
 
 /**
  * The stream graph of docs/behaviour.md "Aggregation", "Rejections" and "Anomalies" as one function
@@ -69,12 +73,28 @@ public final class SpendingTopology {
                 "Dedupe and aggregate spending per user, currency and window",
                 TypeInformation.of(WindowedSpending.class),
                 new SpendingAggregatorOperator(
-                    new SpendingAggregator(settings, anomalyRule.orElse(null)),
+                    new SpendingAggregator(
+                        settings,
+                        anomalyRule.orElse(null),
+                        bounded(input.accepted().getTransformation())),
                     settings.writeBackUsers()))
             .uid(AGGREGATOR_UID);
     DataStream<RejectedRecord> rejected =
         input.rejected().union(aggregates.getSideOutput(SpendingAggregator.REJECTED));
     return new Output(aggregates, rejected, aggregates.getSideOutput(SpendingAggregator.ANOMALIES));
+  }
+
+  /**
+   * Whether every source the stream comes from ends: a bounded run may resume from state taken
+   * after its end ({@link RestoreGuard}). A source that does not say is taken as unbounded, which
+   * refuses such a restore at start.
+   */
+  static boolean bounded(Transformation<?> stream) {
+    if (stream instanceof WithBoundedness source) {
+      return source.getBoundedness() == Boundedness.BOUNDED;
+    }
+    List<Transformation<?>> inputs = stream.getInputs();
+    return !inputs.isEmpty() && inputs.stream().allMatch(SpendingTopology::bounded);
   }
 
   /**

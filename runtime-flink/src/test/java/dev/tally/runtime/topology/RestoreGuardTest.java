@@ -42,8 +42,14 @@ class RestoreGuardTest {
   private static KeyedOneInputStreamOperatorTestHarness<
           String, SourcedTransaction, WindowedSpending>
       harness(AggregationSettings settings) throws Exception {
+    return harness(settings, false);
+  }
+
+  private static KeyedOneInputStreamOperatorTestHarness<
+          String, SourcedTransaction, WindowedSpending>
+      harness(AggregationSettings settings, boolean boundedInput) throws Exception {
     return new KeyedOneInputStreamOperatorTestHarness<>(
-        new SpendingAggregatorOperator(new SpendingAggregator(settings), 1),
+        new SpendingAggregatorOperator(new SpendingAggregator(settings, boundedInput), 1),
         new SpendingTopology.ByUser(),
         Types.STRING);
   }
@@ -55,17 +61,24 @@ class RestoreGuardTest {
     try {
       h.open();
       Transaction tx = aTransaction().id("a").user("alice").amount(100).at(H10).build();
-      h.processElement(
-          new SourcedTransaction(
-              tx,
-              new SourceRecord(
-                  "tx", 0, 1, tx.eventTimeMillis(), null, "a".getBytes(StandardCharsets.UTF_8))),
-          tx.eventTimeMillis());
+      h.processElement(sourced(tx, 1), tx.eventTimeMillis());
       h.processWatermark(watermark);
       return h.snapshot(1L, 1L);
     } finally {
       h.close();
     }
+  }
+
+  private static SourcedTransaction sourced(Transaction tx, long offset) {
+    return new SourcedTransaction(
+        tx,
+        new SourceRecord(
+            "tx",
+            0,
+            offset,
+            tx.eventTimeMillis(),
+            null,
+            tx.transactionId().getBytes(StandardCharsets.UTF_8)));
   }
 
   /** Restores {@code snapshot} under {@code settings}; the failure, or null when it restored. */
@@ -166,6 +179,81 @@ class RestoreGuardTest {
             "the restored state was taken after the end of input",
             "every record would be rejected as LATE",
             "Resume from a savepoint taken without --drain");
+  }
+
+  @Test
+  void aBoundedRunRestoredAfterItsFinalWatermarkEndsExactlyWhenNothingIsLeftToRead()
+      throws Exception {
+    OperatorSubtaskState ended = snapshotUnder(AggregationSettings.defaults(), Long.MAX_VALUE);
+
+    var h = harness(AggregationSettings.defaults(), true);
+    try {
+      h.initializeState(ended);
+      h.open();
+      h.processWatermark(Long.MAX_VALUE); // its sources end again at once
+      assertThat(h.extractOutputValues()).as("the windows were emitted before the end").isEmpty();
+    } finally {
+      h.close();
+    }
+  }
+
+  @Test
+  void aBoundedRunRestoredAfterItsFinalWatermarkFailsOnItsFirstRecordCountingNothing()
+      throws Exception {
+    OperatorSubtaskState ended = snapshotUnder(AggregationSettings.defaults(), Long.MAX_VALUE);
+
+    var h = harness(AggregationSettings.defaults(), true);
+    Throwable failure = null;
+    try {
+      h.initializeState(ended);
+      h.open();
+      Transaction tx = aTransaction().id("b").user("bob").amount(7).at(H10).build();
+      h.processElement(sourced(tx, 2), tx.eventTimeMillis());
+    } catch (Exception e) {
+      failure = e;
+    } finally {
+      assertThat(h.extractOutputValues()).as("nothing counted").isEmpty();
+      assertThat(h.getSideOutput(SpendingAggregator.REJECTED)).as("nothing rejected").isNull();
+      h.close();
+    }
+
+    assertThat(failure).isNotNull();
+    assertThat(ExecutionFailureHandler.isUnrecoverableError(failure))
+        .as("Flink fails the job instead of restarting it")
+        .isTrue();
+    assertThat(ExceptionUtils.stringifyException(failure))
+        .contains(
+            "this bounded run read records after it",
+            "Nothing was counted",
+            "the first record it read after it: tx partition 0 offset 2");
+  }
+
+  @Test
+  void aBoundedRunRestoredAfterItsFinalWatermarkUnderOtherSettingsFailsAtStart() throws Exception {
+    OperatorSubtaskState ended = snapshotUnder(AggregationSettings.defaults(), Long.MAX_VALUE);
+
+    var h =
+        harness(
+            settings(
+                Duration.ofMinutes(30),
+                Duration.ZERO,
+                Duration.ZERO,
+                Duration.ofHours(24),
+                Duration.ZERO),
+            true);
+    Throwable failure = null;
+    try {
+      h.initializeState(ended);
+    } catch (Exception e) {
+      failure = e;
+    } finally {
+      h.close();
+    }
+
+    assertThat(ExecutionFailureHandler.isUnrecoverableError(failure)).isTrue();
+    assertThat(ExceptionUtils.stringifyException(failure))
+        .contains("aggregation.window-size: the restored state was built with 1h")
+        .doesNotContain("after the end of input");
   }
 
   /**

@@ -14,49 +14,65 @@ import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * A bounded {@link KafkaSource} that ends after a restore too. The connector's enumerator (5.0.0)
- * tells its readers "no more splits" only once a discovery found new partitions; a restored one (a
- * savepoint, a retained checkpoint, a JobManager failover) finds every partition already in its
- * state, so its readers read to their stopping offsets and then wait forever (FLINK-31006). {@link
- * EndingSplitEnumerator} sends that signal itself in exactly that case. Readers, splits, state and
- * its serializers are the connector's, unchanged, so savepoints move freely between this source and
- * a plain {@code KafkaSource}.
+ * The {@link KafkaSource} Tally reads, with two changes around the connector's own parts:
+ *
+ * <ul>
+ *   <li>Its readers ({@link CatchUpReader}) let a silent partition go idle only once it is caught
+ *       up with its log end.
+ *   <li>Bounded, it ends after a restore too. The connector's enumerator (5.0.0) tells its readers
+ *       "no more splits" only once a discovery found new partitions; a restored one (a savepoint, a
+ *       retained checkpoint, a JobManager failover) finds every partition already in its state, so
+ *       its readers read to their stopping offsets and then wait forever (FLINK-31006). {@link
+ *       EndingSplitEnumerator} sends that signal itself in exactly that case.
+ * </ul>
+ *
+ * Splits, state and its serializers are the connector's, unchanged, so savepoints move freely
+ * between this source and a plain {@code KafkaSource}.
  */
-final class BoundedKafkaSource<T>
+final class TallyKafkaSource<T>
     implements Source<T, KafkaPartitionSplit, KafkaSourceEnumState>, ResultTypeQueryable<T> {
   private static final long serialVersionUID = 1L;
 
   private final KafkaSource<T> delegate;
+  private final LogEndProbe.Settings probe;
 
-  BoundedKafkaSource(KafkaSource<T> delegate) {
-    if (delegate.getBoundedness() != Boundedness.BOUNDED) {
-      throw new IllegalArgumentException("not a bounded KafkaSource");
-    }
+  TallyKafkaSource(KafkaSource<T> delegate, LogEndProbe.Settings probe) {
     this.delegate = delegate;
+    this.probe = probe;
   }
 
   @Override
   public Boundedness getBoundedness() {
-    return Boundedness.BOUNDED;
+    return delegate.getBoundedness();
   }
 
   @Override
   public SourceReader<T, KafkaPartitionSplit> createReader(SourceReaderContext readerContext)
       throws Exception {
-    return delegate.createReader(readerContext);
+    String clientId = probe.groupId() + "-log-end-probe-" + readerContext.getIndexOfSubtask();
+    return new CatchUpReader<>(
+        delegate.createReader(readerContext), new LogEndProbe(probe, "tally-" + clientId));
   }
 
   @Override
   public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> createEnumerator(
       SplitEnumeratorContext<KafkaPartitionSplit> context) throws Exception {
-    return new EndingSplitEnumerator(context, delegate::createEnumerator);
+    return bounded()
+        ? new EndingSplitEnumerator(context, delegate::createEnumerator)
+        : delegate.createEnumerator(context);
   }
 
   @Override
   public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> restoreEnumerator(
       SplitEnumeratorContext<KafkaPartitionSplit> context, KafkaSourceEnumState state)
       throws Exception {
-    return new EndingSplitEnumerator(context, c -> delegate.restoreEnumerator(c, state));
+    return bounded()
+        ? new EndingSplitEnumerator(context, c -> delegate.restoreEnumerator(c, state))
+        : delegate.restoreEnumerator(context, state);
+  }
+
+  private boolean bounded() {
+    return delegate.getBoundedness() == Boundedness.BOUNDED;
   }
 
   @Override
