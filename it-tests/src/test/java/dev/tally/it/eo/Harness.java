@@ -428,7 +428,10 @@ final class Harness implements AutoCloseable {
     /**
      * Ends an unbounded job as a bounded one would end: once the job has committed the topic's last
      * offsets (it read everything, and a completed checkpoint covers it), stop with a savepoint and
-     * drain, which closes every window with the final watermark and commits the rest.
+     * drain, which closes every window with the final watermark and commits the rest. The job's own
+     * first checkpoint is awaited too: a job resumed from the state of one that read everything
+     * finds the offsets committed already, and a stop issued while its tasks still deploy is
+     * refused ("Not all required tasks are currently running").
      *
      * @return the drained savepoint, null for a job that ended by itself
      */
@@ -441,7 +444,7 @@ final class Harness implements AutoCloseable {
       await(
           "job " + job + " of " + name + " commits the last offsets",
           JOB_TIMEOUT,
-          () -> isTerminal(job) || caughtUp());
+          () -> isTerminal(job) || (completedCheckpoints(job) >= 1 && caughtUp()));
       String savepoint = isTerminal(job) ? null : stopWithSavepoint(job, true);
       awaitFinished(job);
       return savepoint;
