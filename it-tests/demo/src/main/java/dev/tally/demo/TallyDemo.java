@@ -451,8 +451,9 @@ public final class TallyDemo implements Callable<Integer> {
     say(
         String.format(
             "Anomalies, read back from Iceberg (%s): %,d, %,d of them spikes the generator injected"
-                + " (%,d injected in all; one in the first event hour has no baseline yet); the"
-                + " latest %d:",
+                + " (of %,d injected: one in the first event hour has no baseline yet, and an earlier"
+                + " spike in a baseline widens its stddev); the latest %d, with the count, mean and"
+                + " stddev of the baseline (n, mean, stddev, cents) and the score:",
             ANOMALIES,
             rows.size(),
             injected,
