@@ -7,11 +7,13 @@ import dev.tally.stack.LocalStack;
 import dev.tally.stack.TallyJobLauncher;
 import dev.tally.stack.TallyYaml;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -21,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,8 +50,8 @@ import picocli.CommandLine.Option;
 /**
  * The whole pipeline on embedded real services: a Kafka broker, an Iceberg REST catalog and an
  * S3-compatible store, each in its own JVM; realistic traffic; and Tally's job jar running locally
- * with the Flink web UI. Prints live progress, then the top spenders of the closed windows read
- * back from Iceberg.
+ * with the Flink web UI, with anomaly detection on. Prints live progress, then the top spenders of
+ * the closed windows and the latest anomalies, read back from Iceberg.
  *
  * <pre>
  * ./demo.sh [--duration 120s] [--rate 300] [--web-port 8081] [--metrics-port 9249]
@@ -59,12 +62,17 @@ import picocli.CommandLine.Option;
     description =
         "The whole pipeline on embedded real services (Kafka, an Iceberg REST catalog, an"
             + " S3-compatible store) with generated traffic and Tally's job jar running locally;"
-            + " live progress, then the top spenders read back from Iceberg.")
+            + " live progress, then the top spenders and the latest anomalies read back from"
+            + " Iceberg.")
 public final class TallyDemo implements Callable<Integer> {
   @Mixin private HelpOption help;
 
   private static final String TOPIC = "financial-transactions";
   private static final String DLQ = TOPIC + ".dlq";
+
+  /** Tally's default anomaly topic for {@link #TOPIC}; Tally does not create it. */
+  private static final String ANOMALY_TOPIC = TOPIC + ".anomalies";
+
   private static final String GROUP = "tally-demo";
 
   /** The aggregator's operator uid: its vertex id follows from it ({@link FlinkRestClient}). */
@@ -72,6 +80,13 @@ public final class TallyDemo implements Callable<Integer> {
 
   private static final TableIdentifier TABLE =
       TableIdentifier.of("analytics", "user_hourly_spending");
+
+  /** Tally's default {@code anomalies.table}. */
+  private static final TableIdentifier ANOMALIES =
+      TableIdentifier.of("analytics", "spending_anomalies");
+
+  /** How many of the newest anomalies the report lists. */
+  private static final int LATEST_ANOMALIES = 10;
 
   /**
    * The snapshot summary property Tally's commits carry: windows ending at or before it (plus the
@@ -83,6 +98,8 @@ public final class TallyDemo implements Callable<Integer> {
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneOffset.UTC);
   private static final DateTimeFormatter HOUR_MINUTE =
       DateTimeFormatter.ofPattern("HH:mm").withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter CLOCK_DATE =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
   private static final DateTimeFormatter CLOCK =
       DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
 
@@ -159,6 +176,8 @@ public final class TallyDemo implements Callable<Integer> {
     try {
       say("Stack up in " + stack.startup().toMillis() + " ms:\n" + indent(stack.describe()));
       stack.kafka().createTopic(TOPIC, 4, Map.of("retention.ms", "-1"));
+      // Tally writes anomalies to this topic but never creates it: it must exist before the job.
+      stack.kafka().createTopic(ANOMALY_TOPIC, 4, Map.of("retention.ms", "-1"));
 
       Path config = writeConfig(work, stack);
       job = startJob(work, jobJar, flinkLib, config, stack);
@@ -205,6 +224,7 @@ public final class TallyDemo implements Callable<Integer> {
       Thread.sleep(12_000);
       progress(generator, stack, deadLetters, catalog, flink);
       printTopSpenders(catalog);
+      printAnomalies(catalog, generator.spikes());
       say(
           "Where things are:\n"
               + "  Iceberg table  "
@@ -217,6 +237,11 @@ public final class TallyDemo implements Callable<Integer> {
               + "  data files     "
               + stack.objectStore().dataDirectory()
               + "\n"
+              + "  anomalies      table "
+              + ANOMALIES
+              + ", topic "
+              + ANOMALY_TOPIC
+              + " (read_committed)\n"
               + "  dead letters   topic "
               + DLQ
               + " on "
@@ -254,6 +279,8 @@ public final class TallyDemo implements Callable<Integer> {
         .checkpointInterval(Duration.ofSeconds(5))
         .jobName("tally-demo")
         .parallelism(2)
+        // Off by default in Tally; on here, with the default rule, table and topic.
+        .set("anomalies.enabled", "true")
         .writeTo(work.resolve("tally.yaml"));
   }
 
@@ -318,13 +345,14 @@ public final class TallyDemo implements Callable<Integer> {
     }
     say(
         String.format(
-            "produced %,d | processed (committed offsets) %,d | rejected %s | watermark %s (event clock %s) | last Iceberg commit %s",
+            "produced %,d | processed (committed offsets) %,d | rejected %s | watermark %s (event clock %s) | last Iceberg commit %s | anomalies %s",
             generator.produced(),
             committed,
             deadLetters.describe(),
             watermark,
             CLOCK.format(generator.eventClock()),
-            commit));
+            commit,
+            anomalyCount(catalog)));
   }
 
   private void printTopSpenders(RESTCatalog catalog) throws IOException {
@@ -390,6 +418,80 @@ public final class TallyDemo implements Callable<Integer> {
                               r.getField("currency"),
                               (Long) r.getField("total_spent_cents"),
                               (Long) r.getField("transaction_count")));
+            });
+    System.out.println();
+  }
+
+  /** The anomaly table's row count in its current snapshot; "0" until its first commit. */
+  private static String anomalyCount(RESTCatalog catalog) {
+    if (!catalog.tableExists(ANOMALIES)) {
+      return "0";
+    }
+    Snapshot snapshot = catalog.loadTable(ANOMALIES).currentSnapshot();
+    return snapshot == null ? "0" : snapshot.summary().getOrDefault("total-records", "?");
+  }
+
+  /**
+   * The newest anomalies by event time, read back from Iceberg; {@code spikes} marks the ones the
+   * generator injected, since the heavy-tailed amounts also make some anomalies of their own.
+   */
+  private void printAnomalies(RESTCatalog catalog, Set<String> spikes) throws IOException {
+    if (!catalog.tableExists(ANOMALIES)) {
+      say("No anomaly table yet.");
+      return;
+    }
+    Table table = catalog.loadTable(ANOMALIES);
+    table.refresh();
+    List<Record> rows = new ArrayList<>();
+    try (CloseableIterable<Record> scan = IcebergGenerics.read(table).build()) {
+      scan.forEach(rows::add);
+    }
+    long injected =
+        rows.stream().filter(r -> spikes.contains((String) r.getField("transaction_id"))).count();
+    say(
+        String.format(
+            "Anomalies, read back from Iceberg (%s): %,d, %,d of them spikes the generator injected"
+                + " (of %,d injected: one in the first event hour has no baseline yet, and an earlier"
+                + " spike in a baseline widens its stddev); the latest %d, with the count, mean and"
+                + " stddev of the baseline (n, mean, stddev, cents) and the score:",
+            ANOMALIES,
+            rows.size(),
+            injected,
+            spikes.size(),
+            Math.min(LATEST_ANOMALIES, rows.size())));
+    System.out.printf(
+        "%n  %-22s %-8s %-4s %-20s %13s %6s %11s %11s %6s %s%n",
+        "transaction_id",
+        "user",
+        "cur",
+        "event_timestamp",
+        "amount_cents",
+        "n",
+        "mean",
+        "stddev",
+        "score",
+        "");
+    rows.stream()
+        .sorted(
+            Comparator.comparing((Record r) -> (OffsetDateTime) r.getField("event_timestamp"))
+                .reversed())
+        .limit(LATEST_ANOMALIES)
+        .forEach(
+            r -> {
+              Double score = (Double) r.getField("score");
+              String id = (String) r.getField("transaction_id");
+              System.out.printf(
+                  "  %-22s %-8s %-4s %-20s %,13d %6d %,11.0f %,11.0f %6s %s%n",
+                  id,
+                  r.getField("user_id"),
+                  r.getField("currency"),
+                  CLOCK_DATE.format(((OffsetDateTime) r.getField("event_timestamp")).toInstant()),
+                  (Long) r.getField("amount_cents"),
+                  (Long) r.getField("baseline_count"),
+                  (BigDecimal) r.getField("baseline_mean_cents"),
+                  (BigDecimal) r.getField("baseline_stddev_cents"),
+                  score == null ? "-" : String.format("%.1f", score),
+                  spikes.contains(id) ? "spike" : "");
             });
     System.out.println();
   }

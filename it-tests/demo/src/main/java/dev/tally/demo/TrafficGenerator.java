@@ -6,16 +6,19 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Locale;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * Realistic transaction traffic for the demo: skewed users (a few spend a lot), three currencies,
  * amounts spread over orders of magnitude with some refunds, events out of order within the
  * watermark bound, and a trickle of what production brings: exact duplicates (retries), conflicting
- * duplicates, events hours late, and bad records of every decoder reason.
+ * duplicates, events hours late, and bad records of every decoder reason; and now and then a spike:
+ * a heavy user spending 50 to 100 times the typical amount, for Tally's anomaly detection to find.
  *
  * <p>Event time runs on a simulated clock that starts a few hours back and moves {@code speedup}
  * times faster than the wall clock until it catches up with it, so hourly windows close every
@@ -29,7 +32,25 @@ final class TrafficGenerator implements Runnable {
   };
   private static final int USERS = 1_000;
 
-  private final KafkaProducer<byte[], byte[]> producer;
+  /** The median of {@link #amount()}: e^7 cents. */
+  static final long TYPICAL_CENTS = (long) Math.exp(7);
+
+  /**
+   * Spikes go only to users below this, the two heaviest: at ~300 events/s each makes ~90 or more
+   * transactions per currency an hour (a baseline needs 20), so a spike in the demo's second event
+   * hour is already judged, and a baseline that holds an earlier spike still has the spread of
+   * hundreds of ordinary amounts, not of the spike (with a few dozen, one spike widens the stddev
+   * enough to hide the next).
+   */
+  static final int SPIKE_USERS = 2;
+
+  /**
+   * About one event in 1,500 is a spike: ~12 per event hour at 300 events/s, so a two-minute demo
+   * (two event hours, the first of which only builds baselines) shows a handful.
+   */
+  private static final double SPIKE_SHARE = 1.0 / 1_500;
+
+  private final Producer<byte[], byte[]> producer;
   private final String topic;
   private final int eventsPerSecond;
   private final long speedup;
@@ -38,11 +59,12 @@ final class TrafficGenerator implements Runnable {
   private final Instant simulatedStart;
   private final Deque<byte[][]> recent = new ArrayDeque<>();
   private final AtomicLong produced = new AtomicLong();
+  private final Set<String> spikes = ConcurrentHashMap.newKeySet();
   private volatile boolean running = true;
   private long sequence;
 
   TrafficGenerator(
-      KafkaProducer<byte[], byte[]> producer,
+      Producer<byte[], byte[]> producer,
       String topic,
       int eventsPerSecond,
       long speedup,
@@ -60,6 +82,11 @@ final class TrafficGenerator implements Runnable {
 
   long produced() {
     return produced.get();
+  }
+
+  /** The transaction ids of the spikes sent so far, so the report can tell them from the rest. */
+  Set<String> spikes() {
+    return Set.copyOf(spikes);
   }
 
   /** The simulated event-time clock. */
@@ -99,7 +126,8 @@ final class TrafficGenerator implements Runnable {
     produced.incrementAndGet();
   }
 
-  private byte[][] nextRecord() {
+  /** The next record's key and value; package-private for the tests. */
+  byte[][] nextRecord() {
     double dice = random.nextDouble();
     if (dice < 0.01 && !recent.isEmpty()) {
       return pickRecent(); // a producer retry: the very same bytes again
@@ -125,6 +153,14 @@ final class TrafficGenerator implements Runnable {
     if (dice >= 0.018 && dice < 0.025) {
       json = badRecord(id, user, amount, currency, eventTime);
       return new byte[][] {bytes(user), bytes(json)};
+    }
+    if (dice >= 0.025 && dice < 0.025 + SPIKE_SHARE) {
+      // A fresh id, on time, valid: so the spike is counted and judged, never a dead letter. Only
+      // heavy users, whose baselines fill within the demo's first event hour.
+      user = "user-" + random.nextInt(SPIKE_USERS);
+      long spike = TYPICAL_CENTS * random.nextLong(50, 101);
+      json = json(id, user, spike, currency, Instant.ofEpochMilli(eventTime).toString());
+      spikes.add(id);
     }
     byte[][] record = {bytes(user), bytes(json)};
     recent.addLast(record);
