@@ -82,36 +82,30 @@ class RestoreRefusalIT {
   }
 
   /**
-   * A bounded run stopped with drain, resumed bounded. When records are left to read after its
-   * end-of-input watermark, the first one fails the job at once (FAILED, never RESTARTING), naming
-   * why, before anything is counted; when the first run had read everything before its drain,
-   * nothing is left and the resumed run ends by itself, exactly. Which of the two depends on how
-   * far the first run got; both are exact, and a refusal at start (a streaming resume's answer) is
-   * neither.
+   * A bounded run stopped with drain mid-way, resumed bounded: records are left to read after its
+   * end-of-input watermark, and the first one fails the job at once (FAILED, never RESTARTING),
+   * naming why, before anything is counted. The first run is paced so that it is still reading when
+   * stopped: a stop that meets a source subtask finishing its input is declined ("task is
+   * closing"). The other branch, a bounded run restored after it read everything, which goes on and
+   * ends exactly, is the bounded soak's (cancelled or rolled back after the end of input).
    */
   @Test
   @Timeout(value = 8, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-  void aBoundedRunResumedAfterItsEndFailsOnTheFirstRecordLeftOrEndsExactly() throws Exception {
+  void aBoundedRunResumedAfterADrainMidWayFailsOnTheFirstRecordLeft() throws Exception {
     Harness.Run run = harness.run("bounded-after-end");
     try {
-      JobID first = run.submit(2, null, null, BOUNDED);
+      JobID first = run.submit(2, null, Fault.paced(), BOUNDED);
       assertThat(run.awaitCheckpoints(first, 1)).as("the bounded job runs").isTrue();
       String drained = run.stopWithSavepoint(first, true);
 
       JobID resumed = run.submit(2, drained, null, BOUNDED);
-      JobStatus end = run.awaitEnded(resumed);
-      assertThat(run.restarted(resumed)).as("ended without a restart").isFalse();
-      System.out.println("[bounded-after-end] the resumed bounded run ended " + end);
-      if (end == JobStatus.FINISHED) {
-        assertThat(run.verdict().exact()).as("nothing was left to read").isTrue();
-      } else {
-        assertThat(end).isEqualTo(JobStatus.FAILED);
-        assertThat(ExceptionUtils.stringifyException(run.failureCause(resumed)))
-            .contains(
-                "this bounded run read records after it",
-                "Nothing was counted",
-                "the first record it read after it: ");
-      }
+      assertThat(run.awaitEnded(resumed)).isEqualTo(JobStatus.FAILED);
+      assertThat(run.restarted(resumed)).as("failed at once, not restarted").isFalse();
+      assertThat(ExceptionUtils.stringifyException(run.failureCause(resumed)))
+          .contains(
+              "this bounded run read records after it",
+              "Nothing was counted",
+              "the first record it read after it: ");
     } finally {
       run.cancelUnfinishedJobs();
     }
