@@ -191,6 +191,11 @@ public final class SpendingDataset {
         // Before any branch that ends the iteration early, so every dataset has them.
         overflow(t, random);
       }
+      if (i == shape.events() / 3) {
+        // The random branch below draws one in 2,000: with 20,000 events, about one seed in
+        // 20,000 draws none, so every dataset also gets this one.
+        future("fx-" + seed + "-" + i, t);
+      }
       if (fifth > 0 && i > 0 && i % fifth == 0 && i / fifth <= 4) {
         oversized(i / fifth, i, t, oversizedSizes);
       }
@@ -252,6 +257,12 @@ public final class SpendingDataset {
         count(userId, "EUR", flush, 1);
       }
     }
+  }
+
+  /** A record of a user of its own whose event time is just over an hour after its timestamp. */
+  private void future(String txId, long t) {
+    String userId = "ahead-0";
+    add(0, userId, json(txId, userId, 1, "EUR", t + HOUR + 1, null), t, "FUTURE_TIMESTAMP");
   }
 
   /** Per partition, a user whose second amount would overflow its window's total. */

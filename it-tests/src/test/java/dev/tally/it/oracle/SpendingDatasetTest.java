@@ -21,7 +21,8 @@ class SpendingDatasetTest {
     // Each special record once came after a branch that a ~2 % draw skips; 300 seeds catch that.
     Random seeds = new Random();
     for (int n = 0; n < 300; n++) {
-      long seed = seeds.nextLong();
+      // The first, a seed whose random draws hold no FUTURE_TIMESTAMP record.
+      long seed = n == 0 ? 3764447813764180771L : seeds.nextLong();
       SpendingDataset data = SpendingDataset.generate(seed, SHAPE);
       assertThat(data.rejectedByReason().keySet())
           .as("seed %d", seed)
