@@ -11,12 +11,12 @@ import dev.tally.it.oracle.SpendingKey;
 import dev.tally.it.oracle.SpendingTableReader;
 import dev.tally.it.oracle.TopicWriter;
 import dev.tally.it.oracle.Totals;
+import dev.tally.it.support.StackFixture;
 import dev.tally.stack.FlinkCluster;
 import dev.tally.stack.LocalStack;
 import dev.tally.stack.TallyJobLauncher;
 import dev.tally.stack.TallyYaml;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -46,6 +46,7 @@ class FlinkClusterIT {
   private static final int EVENTS = 60_000;
 
   private static Path root;
+  private static StackFixture fixture;
   private static LocalStack stack;
   private static FlinkCluster cluster;
   private static RESTCatalog catalog;
@@ -56,34 +57,25 @@ class FlinkClusterIT {
     jobJar = Path.of(System.getProperty("tally.job.jar"));
     assertThat(jobJar).as("built by runtime-flink's package phase").isRegularFile();
     // Under target/, not a @TempDir: the logs of every process stay for diagnosis.
-    root =
-        Files.createDirectories(Path.of("target", "flink-cluster-it"))
-            .resolve(Long.toString(System.currentTimeMillis()))
-            .toAbsolutePath();
-    stack = LocalStack.start(root.resolve("stack"));
+    fixture = StackFixture.start("flink-cluster-it");
+    root = fixture.root();
+    stack = fixture.stack();
+    catalog = fixture.catalog();
     Map<String, String> aws = stack.objectStore().awsClientEnvironment();
     long started = System.nanoTime();
     cluster = FlinkCluster.start(root.resolve("flink"), 2, 2, aws);
     System.out.printf(
         "Flink cluster (1 JobManager, 2 TaskManagers) ready in %d ms at %s%n",
         Duration.ofNanos(System.nanoTime() - started).toMillis(), cluster.restAddress());
-    // The reader's S3FileIO takes keys from the AWS SDK's default chain: these system properties.
-    System.setProperty("aws.accessKeyId", stack.objectStore().accessKey());
-    System.setProperty("aws.secretAccessKey", stack.objectStore().secretKey());
-    catalog = new RESTCatalog();
-    catalog.initialize("reader", stack.catalog().clientProperties());
   }
 
   @AfterAll
   static void stopAll() throws IOException {
-    if (catalog != null) {
-      catalog.close();
-    }
     if (cluster != null) {
       cluster.close();
     }
-    if (stack != null) {
-      stack.close();
+    if (fixture != null) {
+      fixture.close();
     }
   }
 

@@ -11,13 +11,13 @@ import dev.tally.it.oracle.SpendingKey;
 import dev.tally.it.oracle.SpendingTableReader;
 import dev.tally.it.oracle.TopicWriter;
 import dev.tally.it.oracle.Totals;
+import dev.tally.it.support.StackFixture;
 import dev.tally.stack.FlinkCluster;
 import dev.tally.stack.LocalStack;
 import dev.tally.stack.StackException;
 import dev.tally.stack.TallyJobLauncher;
 import dev.tally.stack.TallyYaml;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -38,6 +38,7 @@ import org.junit.jupiter.api.Timeout;
  */
 class TwoJobsIT {
   private static Path root;
+  private static StackFixture fixture;
   private static LocalStack stack;
   private static FlinkCluster cluster;
   private static RESTCatalog catalog;
@@ -47,30 +48,22 @@ class TwoJobsIT {
   static void startStackAndCluster() throws IOException {
     jobJar = Path.of(System.getProperty("tally.job.jar"));
     assertThat(jobJar).as("built by runtime-flink's package phase").isRegularFile();
-    root =
-        Files.createDirectories(Path.of("target", "two-jobs-it"))
-            .resolve(Long.toString(System.currentTimeMillis()))
-            .toAbsolutePath();
-    stack = LocalStack.start(root.resolve("stack"));
+    fixture = StackFixture.start("two-jobs-it");
+    root = fixture.root();
+    stack = fixture.stack();
+    catalog = fixture.catalog();
     // Two TaskManagers of two slots: room for two jobs at parallelism 2.
     cluster =
         FlinkCluster.start(root.resolve("flink"), 2, 2, stack.objectStore().awsClientEnvironment());
-    System.setProperty("aws.accessKeyId", stack.objectStore().accessKey());
-    System.setProperty("aws.secretAccessKey", stack.objectStore().secretKey());
-    catalog = new RESTCatalog();
-    catalog.initialize("reader", stack.catalog().clientProperties());
   }
 
   @AfterAll
   static void stopAll() throws IOException {
-    if (catalog != null) {
-      catalog.close();
-    }
     if (cluster != null) {
       cluster.close();
     }
-    if (stack != null) {
-      stack.close();
+    if (fixture != null) {
+      fixture.close();
     }
   }
 

@@ -18,6 +18,7 @@ import dev.tally.it.Await;
 import dev.tally.it.oracle.Input;
 import dev.tally.it.oracle.TopicWriter;
 import dev.tally.it.support.CommittedRecords;
+import dev.tally.it.support.StackFixture;
 import dev.tally.it.support.TallyJobs;
 import dev.tally.stack.LocalStack;
 import dev.tally.stack.TallyYaml;
@@ -25,7 +26,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -73,29 +73,22 @@ class AnomalyPipelineIT {
               .build());
 
   private static Path root;
+  private static StackFixture fixture;
   private static LocalStack stack;
   private static RESTCatalog catalog;
 
   @BeforeAll
   static void startStack() throws Exception {
-    root =
-        Files.createDirectories(Path.of("target", "anomaly-pipeline-it"))
-            .resolve(Long.toString(System.currentTimeMillis()))
-            .toAbsolutePath();
-    stack = LocalStack.start(root.resolve("stack"));
-    System.setProperty("aws.accessKeyId", stack.objectStore().accessKey());
-    System.setProperty("aws.secretAccessKey", stack.objectStore().secretKey());
-    catalog = new RESTCatalog();
-    catalog.initialize("reader", stack.catalog().clientProperties());
+    fixture = StackFixture.start("anomaly-pipeline-it");
+    root = fixture.root();
+    stack = fixture.stack();
+    catalog = fixture.catalog();
   }
 
   @AfterAll
   static void stopStack() throws Exception {
-    if (catalog != null) {
-      catalog.close();
-    }
-    if (stack != null) {
-      stack.close();
+    if (fixture != null) {
+      fixture.close();
     }
   }
 

@@ -9,13 +9,13 @@ import dev.tally.it.anomaly.OracleDifferences;
 import dev.tally.it.anomaly.SqlAnomalyOracle;
 import dev.tally.it.anomaly.TransactionKey;
 import dev.tally.it.oracle.TopicWriter;
+import dev.tally.it.support.StackFixture;
 import dev.tally.runtime.TallyMain;
 import dev.tally.stack.LocalStack;
 import dev.tally.stack.TallyYaml;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -42,6 +42,7 @@ class SqlAnomaliesIT {
   private static final String TOPIC = "financial-transactions"; // as the script names it
   private static final long SEED = 20_260_105L;
 
+  private static StackFixture fixture;
   private static LocalStack stack;
   private static RESTCatalog catalog;
   private static Path tallyYaml;
@@ -49,16 +50,10 @@ class SqlAnomaliesIT {
   @BeforeAll
   static void startStack() throws Exception {
     // Under target/, not a @TempDir: the services' logs stay for diagnosis.
-    Path root =
-        Files.createDirectories(Path.of("target", "sql-anomalies-it"))
-            .resolve(Long.toString(System.currentTimeMillis()))
-            .toAbsolutePath();
-    stack = LocalStack.start(root.resolve("stack"));
-    // S3FileIO, in the reader here and in the job this JVM runs, takes keys from these.
-    System.setProperty("aws.accessKeyId", stack.objectStore().accessKey());
-    System.setProperty("aws.secretAccessKey", stack.objectStore().secretKey());
-    catalog = new RESTCatalog();
-    catalog.initialize("reader", stack.catalog().clientProperties());
+    fixture = StackFixture.start("sql-anomalies-it");
+    Path root = fixture.root();
+    stack = fixture.stack();
+    catalog = fixture.catalog();
     stack.kafka().createTopic(TOPIC, AnomalyDataset.PARTITIONS, AnomalyDataset.TOPIC_CONFIG);
     // The job's settings for the SQL runner; the script names its own source and table.
     tallyYaml =
@@ -74,11 +69,8 @@ class SqlAnomaliesIT {
 
   @AfterAll
   static void stopStack() throws Exception {
-    if (catalog != null) {
-      catalog.close();
-    }
-    if (stack != null) {
-      stack.close();
+    if (fixture != null) {
+      fixture.close();
     }
   }
 

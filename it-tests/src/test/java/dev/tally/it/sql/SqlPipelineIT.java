@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.it.support.SpendingRows;
 import dev.tally.it.support.SpendingRows.Key;
 import dev.tally.it.support.SpendingRows.Totals;
+import dev.tally.it.support.StackFixture;
 import dev.tally.runtime.TallyMain;
 import dev.tally.runtime.config.ConfigSource;
 import dev.tally.runtime.config.TallyConfig;
@@ -78,6 +79,7 @@ class SqlPipelineIT {
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
   private static Path root;
+  private static StackFixture fixture;
   private static LocalStack stack;
   private static RESTCatalog catalog;
   private static Map<String, String> environment;
@@ -86,17 +88,10 @@ class SqlPipelineIT {
   @BeforeAll
   static void startStack() throws IOException {
     // Under target/, not a @TempDir: the services' logs stay for diagnosis.
-    root =
-        Files.createDirectories(Path.of("target", "sql-pipeline-it"))
-            .resolve(Long.toString(System.currentTimeMillis()))
-            .toAbsolutePath();
-    stack = LocalStack.start(root.resolve("stack"));
-    // S3FileIO, in the readers here and in the jobs this JVM runs, takes keys from the AWS SDK's
-    // default chain: these system properties.
-    System.setProperty("aws.accessKeyId", stack.objectStore().accessKey());
-    System.setProperty("aws.secretAccessKey", stack.objectStore().secretKey());
-    catalog = new RESTCatalog();
-    catalog.initialize("reader", stack.catalog().clientProperties());
+    fixture = StackFixture.start("sql-pipeline-it");
+    root = fixture.root();
+    stack = fixture.stack();
+    catalog = fixture.catalog();
     stack.kafka().createTopic(TOPIC, PARTITIONS, Map.of("retention.ms", "-1"));
 
     // What the examples read from the environment; a bounded read from the first offset, so that
@@ -118,11 +113,8 @@ class SqlPipelineIT {
 
   @AfterAll
   static void stopStack() throws IOException {
-    if (catalog != null) {
-      catalog.close();
-    }
-    if (stack != null) {
-      stack.close();
+    if (fixture != null) {
+      fixture.close();
     }
   }
 
