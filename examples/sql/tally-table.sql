@@ -7,7 +7,9 @@
 --   * currency is part of the key: amounts in different currencies are never added together;
 --   * window_start and window_end are TIMESTAMP_LTZ (Iceberg timestamptz): a window is a UTC instant range, and the
 --     day(window_start) partition of a row never depends on a writer's or reader's time zone;
---   * every column is NOT NULL, and the format is explicitly v2 (upserts need row-level deletes).
+--   * every column is NOT NULL, and the format is explicitly v2 (upserts need row-level deletes);
+--   * flink.max-continuous-empty-commits is 1: every checkpoint commits, also one without files, so that a restore
+--     of an older state is seen (docs/behaviour.md "Upgrades and restores"). Tally's job sets it at start.
 --
 -- Partitioning: Tally partitions by day(window_start) and bucket(16, user_id), so that hash distribution is not capped
 -- at one writer per live day. Flink's DDL can only declare identity partitions, so Tally's job creates the table
@@ -21,7 +23,8 @@
 --   USING iceberg
 --   PARTITIONED BY (days(window_start), bucket(16, user_id))
 --   TBLPROPERTIES ('format-version' = '2', 'write.upsert.enabled' = 'true', 'write.format.default' = 'parquet',
---                  'write.parquet.compression-codec' = 'zstd', 'write.target-file-size-bytes' = '134217728');
+--                  'write.parquet.compression-codec' = 'zstd', 'write.target-file-size-bytes' = '134217728',
+--                  'flink.max-continuous-empty-commits' = '1');
 --   ALTER TABLE analytics.user_hourly_spending SET IDENTIFIER FIELDS user_id, currency, window_start;
 
 CREATE CATALOG iceberg_catalog WITH (
@@ -48,5 +51,6 @@ CREATE TABLE IF NOT EXISTS iceberg_catalog.analytics.user_hourly_spending (
   'write.upsert.enabled' = 'true',
   'write.format.default' = 'parquet',
   'write.parquet.compression-codec' = 'zstd',
-  'write.target-file-size-bytes' = '134217728'
+  'write.target-file-size-bytes' = '134217728',
+  'flink.max-continuous-empty-commits' = '1'
 );

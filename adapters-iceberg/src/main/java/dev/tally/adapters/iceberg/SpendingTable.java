@@ -90,6 +90,7 @@ final class SpendingTable {
     properties.put("parquet.enable.dictionary", "false");
     properties.put(
         TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(targetFileSizeBytes));
+    properties.put(CommitEveryCheckpoint.PROPERTY, CommitEveryCheckpoint.VALUE);
     return properties;
   }
 }

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Creates the namespace and the output table when absent, and otherwise checks that the existing
  * table is compatible; then checks that this job may write it ({@link TableOwnership}). Alters an
- * existing table only to record its writer.
+ * existing table only to record its writer and, for the spending table, to make every checkpoint
+ * commit ({@link CommitEveryCheckpoint}).
  *
  * <p>Runs when the sink is attached, i.e. while the job graph is built on the client, before
  * anything is submitted: a misconfigured table fails the start with every mismatch named, not a
@@ -37,13 +38,17 @@ final class SpendingTableBootstrap {
    * @throws TableOwnedByAnotherJobException when another job writes the table
    */
   static Table ensureTable(Catalog catalog, IcebergSinkConfig options) {
-    return ensureTable(
-        catalog,
-        options,
-        SpendingTable.SCHEMA,
-        SpendingTable.partitionSpec(SpendingTable.SCHEMA, options.userIdBuckets()),
-        SpendingTable.tableProperties(options.targetFileSizeBytes()),
-        TableCompatibility::mismatches);
+    Table table =
+        ensureTable(
+            catalog,
+            options,
+            SpendingTable.SCHEMA,
+            SpendingTable.partitionSpec(SpendingTable.SCHEMA, options.userIdBuckets()),
+            SpendingTable.tableProperties(options.targetFileSizeBytes()),
+            TableCompatibility::mismatches);
+    // Only once the table is this job's: a table another job writes is never altered.
+    CommitEveryCheckpoint.require(table, options.tableIdentifier().toString());
+    return table;
   }
 
   /**

@@ -6,6 +6,7 @@ import static org.assertj.core.api.InstanceOfAssertFactories.list;
 import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -70,8 +71,49 @@ class SpendingTableBootstrapTest {
         .containsEntry(TableProperties.UPSERT_ENABLED, "true")
         .containsEntry(TableProperties.DEFAULT_FILE_FORMAT, "parquet")
         .containsEntry(TableProperties.PARQUET_COMPRESSION, "zstd")
-        .containsEntry(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(64L << 20));
+        .containsEntry(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(64L << 20))
+        .containsEntry("flink.max-continuous-empty-commits", "1");
     assertThat(TableCompatibility.mismatches(table)).isEmpty();
+  }
+
+  @Test
+  void anExistingTableIsMadeToCommitEveryCheckpointWhetherUnsetOrSetOtherwise() {
+    createdWithoutEmptyCommitsProperty(Map.of());
+
+    Table started = SpendingTableBootstrap.ensureTable(catalog, options);
+
+    assertThat(started.properties()).containsEntry("flink.max-continuous-empty-commits", "1");
+    catalog
+        .loadTable(ID)
+        .updateProperties()
+        .set("flink.max-continuous-empty-commits", "10")
+        .commit();
+    SpendingTableBootstrap.ensureTable(catalog, options);
+    assertThat(catalog.loadTable(ID).properties())
+        .containsEntry("flink.max-continuous-empty-commits", "1");
+  }
+
+  @Test
+  void aTableOfAnotherJobIsNotMadeToCommitEveryCheckpoint() {
+    createdWithoutEmptyCommitsProperty(Map.of(TableOwnership.WRITER_PROPERTY, "payments-eu"));
+
+    assertThatThrownBy(
+            () -> SpendingTableBootstrap.ensureTable(catalog, writtenBy("payments-us", false)))
+        .isInstanceOf(TableOwnedByAnotherJobException.class);
+    assertThat(catalog.loadTable(ID).properties())
+        .doesNotContainKey("flink.max-continuous-empty-commits");
+  }
+
+  /** A table as a release that did not set the property created it, with {@code extra} set. */
+  private void createdWithoutEmptyCommitsProperty(Map<String, String> extra) {
+    Map<String, String> properties = new LinkedHashMap<>(SpendingTable.tableProperties(64L << 20));
+    properties.remove("flink.max-continuous-empty-commits");
+    properties.putAll(extra);
+    catalog
+        .buildTable(ID, SpendingTable.SCHEMA)
+        .withPartitionSpec(SpendingTable.partitionSpec(SpendingTable.SCHEMA, 8))
+        .withProperties(properties)
+        .create();
   }
 
   @Test

@@ -411,6 +411,16 @@ final class Harness implements AutoCloseable {
       await("job " + job + " is cancelled", JOB_TIMEOUT, () -> isTerminal(job));
     }
 
+    /** Takes a savepoint of the running job, which goes on, and returns its path. */
+    String savepoint(JobID job) {
+      return get(
+          flink.triggerSavepoint(
+              job,
+              dir.resolve("savepoints").toUri().toString(),
+              false,
+              SavepointFormatType.CANONICAL));
+    }
+
     /** Stops the job with a savepoint (no drain: windows stay open) and returns its path. */
     String stopWithSavepoint(JobID job) {
       return stopWithSavepoint(job, false);

@@ -2,8 +2,14 @@ package dev.tally.it.eo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.it.oracle.Input;
+import dev.tally.it.oracle.Rejection;
 import dev.tally.it.oracle.SpendingDataset;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -11,6 +17,7 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,9 +26,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * docs/behaviour.md "Upgrades and restores", on the real services: Tally's job resumed from a
- * savepoint under another window size, or from a drained savepoint, fails at start (FAILED, never
- * RESTARTING) with a message naming why; the same savepoint under its own settings resumes and ends
- * exact.
+ * savepoint under another window size, or from a drained savepoint, or from a savepoint older than
+ * a span that committed only dead letters, fails at start (FAILED, never RESTARTING) with a message
+ * naming why; the same savepoint under its own settings resumes and ends exact.
  */
 class RestoreRefusalIT {
 
@@ -29,6 +36,8 @@ class RestoreRefusalIT {
       new SpendingDataset.Shape(20_000, 100, Duration.ofHours(4), false);
 
   private static final String BOUNDED = "kafka.source.bounded=true";
+
+  private static final String SLOWER_CHECKPOINTS = "checkpoints.interval=2s";
 
   @RegisterExtension static final MiniClusterExtension FLINK = ExactlyOnceIT.miniCluster();
 
@@ -79,6 +88,74 @@ class RestoreRefusalIT {
     } finally {
       run.cancelUnfinishedJobs();
     }
+  }
+
+  /**
+   * A rollback across a span that emitted no row, only dead letters: a savepoint, then rejected
+   * records only, their dead letters committed, then a cancel. The span's only trace in the table
+   * is the empty snapshot each of its checkpoints committed, so restoring the savepoint fails at
+   * start naming that commit, and the dead-letter topic holds each dead letter once. Checkpoints
+   * every 2 s keep the first job well below Iceberg's default of 10 empty checkpoints between two
+   * empty commits, so without Tally's table property the span would leave no snapshot at all.
+   */
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aRollbackAcrossASpanOfDeadLettersOnlyFailsAtStartAndSendsNoneAgain() throws Exception {
+    Harness.Run run = harness.runOnItsOwnTopic("dead-letters-only", 1);
+    try {
+      JobID first = run.submit(1, null, null, SLOWER_CHECKPOINTS);
+      assertThat(run.awaitCheckpoints(first, 1)).as("the job runs").isTrue();
+      String savepoint = run.savepoint(first);
+      Map<Rejection, Long> letters = run.produce(rejectedOnly(5));
+      run.expect(Map.of(), letters);
+      assertThat(run.verdict().exact()).as("the span committed its dead letters once").isTrue();
+      assertThat(run.awaitCheckpoints(first, run.completedCheckpoints(first) + 1)).isTrue();
+      run.cancel(first);
+
+      JobID rollback = run.submit(1, savepoint, null, SLOWER_CHECKPOINTS);
+      // A job that passed the sink's start check completes checkpoints; one refused never does.
+      Harness.await(
+          "the rollback job " + rollback + " ends or checkpoints",
+          Harness.JOB_TIMEOUT,
+          () -> run.isTerminal(rollback) || run.completedCheckpoints(rollback) >= 2);
+      JobStatus ended = run.status(rollback);
+      String cause =
+          ended == JobStatus.FAILED
+              ? ExceptionUtils.stringifyException(run.failureCause(rollback))
+              : "";
+      run.cancelUnfinishedJobs();
+      SoftAssertions softly = new SoftAssertions();
+      softly.assertThat(ended).as("the rollback to the savepoint").isEqualTo(JobStatus.FAILED);
+      softly.assertThat(run.restarted(rollback)).as("failed at once, not restarted").isFalse();
+      softly
+          .assertThat(cause)
+          .contains(
+              "the table has a commit made after the restored state was taken (snapshot ",
+              " by job " + first + " at checkpoint ",
+              " of job " + first + ")");
+      softly
+          .assertThat(run.verdict().exact())
+          .as("each dead letter once on the dead-letter topic")
+          .isTrue();
+      softly.assertAll();
+    } finally {
+      run.cancelUnfinishedJobs();
+    }
+  }
+
+  /** {@code count} records the decoder rejects as {@code MALFORMED}, so no row is ever emitted. */
+  private static List<Input> rejectedOnly(int count) {
+    List<Input> inputs = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      inputs.add(
+          new Input(
+              0,
+              ("rejected-" + i).getBytes(StandardCharsets.UTF_8),
+              "{not json".getBytes(StandardCharsets.UTF_8),
+              System.currentTimeMillis(),
+              "MALFORMED"));
+    }
+    return inputs;
   }
 
   /**
