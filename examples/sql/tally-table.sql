@@ -9,7 +9,9 @@
 --     day(window_start) partition of a row never depends on a writer's or reader's time zone;
 --   * every column is NOT NULL, and the format is explicitly v2 (upserts need row-level deletes);
 --   * flink.max-continuous-empty-commits is 1: every checkpoint commits, also one without files, so that a restore
---     of an older state is seen (docs/behaviour.md "Upgrades and restores"). Tally's job sets it at start.
+--     of an older state is seen (docs/behaviour.md "Upgrades and restores"). Tally's job sets it at start;
+--   * write.metadata.delete-after-commit.enabled is true: with a commit per checkpoint, the metadata file each commit
+--     writes would otherwise stay on the object store for good.
 --
 -- Partitioning: Tally partitions by day(window_start) and bucket(16, user_id), so that hash distribution is not capped
 -- at one writer per live day. Flink's DDL can only declare identity partitions, so Tally's job creates the table
@@ -24,7 +26,7 @@
 --   PARTITIONED BY (days(window_start), bucket(16, user_id))
 --   TBLPROPERTIES ('format-version' = '2', 'write.upsert.enabled' = 'true', 'write.format.default' = 'parquet',
 --                  'write.parquet.compression-codec' = 'zstd', 'write.target-file-size-bytes' = '134217728',
---                  'flink.max-continuous-empty-commits' = '1');
+--                  'flink.max-continuous-empty-commits' = '1', 'write.metadata.delete-after-commit.enabled' = 'true');
 --   ALTER TABLE analytics.user_hourly_spending SET IDENTIFIER FIELDS user_id, currency, window_start;
 
 CREATE CATALOG iceberg_catalog WITH (
@@ -52,5 +54,6 @@ CREATE TABLE IF NOT EXISTS iceberg_catalog.analytics.user_hourly_spending (
   'write.format.default' = 'parquet',
   'write.parquet.compression-codec' = 'zstd',
   'write.target-file-size-bytes' = '134217728',
-  'flink.max-continuous-empty-commits' = '1'
+  'flink.max-continuous-empty-commits' = '1',
+  'write.metadata.delete-after-commit.enabled' = 'true'
 );

@@ -63,6 +63,7 @@ final class AnomalyTable {
     properties.put(TableProperties.FORMAT_VERSION, "2");
     properties.put(TableProperties.DEFAULT_FILE_FORMAT, "parquet");
     properties.put(TableProperties.PARQUET_COMPRESSION, "zstd");
+    properties.putAll(SpendingTable.METADATA_CLEANUP);
     return properties;
   }
 }

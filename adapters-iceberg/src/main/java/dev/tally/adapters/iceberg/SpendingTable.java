@@ -76,6 +76,17 @@ final class SpendingTable {
     return PartitionSpec.builderFor(schema).day(WINDOW_START).bucket(USER_ID, buckets).build();
   }
 
+  /**
+   * Every commit writes a new table metadata file, and a job commits at every checkpoint (8,640 a
+   * day at the default interval); snapshot expiry does not delete the metadata files it leaves
+   * behind, so without this each commit's file stays on the object store for good. With it a commit
+   * deletes the oldest tracked metadata file beyond Iceberg's {@code
+   * write.metadata.previous-versions-max} (100). Set on the tables Tally creates; an existing table
+   * keeps what its owner chose.
+   */
+  static final Map<String, String> METADATA_CLEANUP =
+      Map.of(TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true");
+
   /** Properties a new table is created with. */
   static Map<String, String> tableProperties(long targetFileSizeBytes) {
     Map<String, String> properties = new LinkedHashMap<>();
@@ -91,6 +102,7 @@ final class SpendingTable {
     properties.put(
         TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(targetFileSizeBytes));
     properties.put(CommitEveryCheckpoint.PROPERTY, CommitEveryCheckpoint.VALUE);
+    properties.putAll(METADATA_CLEANUP);
     return properties;
   }
 }

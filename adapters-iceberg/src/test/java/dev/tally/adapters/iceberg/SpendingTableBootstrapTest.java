@@ -72,7 +72,8 @@ class SpendingTableBootstrapTest {
         .containsEntry(TableProperties.DEFAULT_FILE_FORMAT, "parquet")
         .containsEntry(TableProperties.PARQUET_COMPRESSION, "zstd")
         .containsEntry(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(64L << 20))
-        .containsEntry("flink.max-continuous-empty-commits", "1");
+        .containsEntry("flink.max-continuous-empty-commits", "1")
+        .containsEntry("write.metadata.delete-after-commit.enabled", "true");
     assertThat(TableCompatibility.mismatches(table)).isEmpty();
   }
 
