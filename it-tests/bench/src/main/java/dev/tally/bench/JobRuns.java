@@ -105,8 +105,18 @@ final class JobRuns {
   /** A finished job leg: its process, exit code, processing seconds and log. */
   record Finished(MeasuredProcess process, int exit, double processingSeconds, Path log) {
 
-    /** The leg's result with this run's measurements, checked against the workload. */
-    LegResult result(String name, BenchContext context, IcebergStats table, long expectedRows) {
+    /**
+     * The leg's result with this run's measurements, checked against the workload; the job's CPU
+     * time by thread group goes to {@code thread-cpu.md} next to its log.
+     */
+    LegResult result(String name, BenchContext context, IcebergStats table, long expectedRows)
+        throws IOException {
+      Files.writeString(
+          log.resolveSibling("thread-cpu.md"),
+          "CPU time of the "
+              + name
+              + " leg's job JVM by thread, at its last sample before exit (docs/benchmarks.md):\n\n"
+              + process.threads().markdown(table.transactions()));
       boolean right =
           table.transactions() == context.events()
               && table.amountSum() == context.expectedAmountSum()

@@ -9,11 +9,15 @@ import java.time.Duration;
  * A leg's command in its own JVM, watched from outside so every leg is measured the same way: CPU
  * time (user + system, of the whole process: JIT, GC and native threads such as RocksDB included)
  * and peak resident set size ({@code VmHWM}), both read from {@code /proc/<pid>} every 100 ms while
- * it runs. The last sample before exit is the figure, so at most 100 ms of CPU go unseen.
+ * it runs. The last sample before exit is the figure, so at most 100 ms of CPU go unseen. Every
+ * half second it also samples the CPU time of each of its threads ({@link ThreadCpu}).
  */
 final class MeasuredProcess {
 
   private static final long SAMPLE_MILLIS = 100;
+
+  /** Threads are sampled every this many process samples: a few hundred files to read each time. */
+  private static final int THREAD_SAMPLE_EVERY = 5;
 
   private final Process process;
   private final long startedNanos;
@@ -23,11 +27,13 @@ final class MeasuredProcess {
   private long exitedNanos;
   private long exitedEpochMillis;
   private final Thread sampler;
+  private final ThreadCpu threads;
 
   private MeasuredProcess(Process process, long startedNanos, long startedEpochMillis) {
     this.process = process;
     this.startedNanos = startedNanos;
     this.startedEpochMillis = startedEpochMillis;
+    this.threads = new ThreadCpu(process.pid());
     this.sampler = new Thread(this::sample, "bench-sampler-" + process.pid());
     sampler.setDaemon(true);
     sampler.start();
@@ -80,6 +86,11 @@ final class MeasuredProcess {
     return peakRssBytes;
   }
 
+  /** CPU time per thread group, as last sampled. */
+  ThreadCpu threads() {
+    return threads;
+  }
+
   /** Wall time from start to exit. */
   Duration wall() {
     return Duration.ofNanos(exitedNanos - startedNanos);
@@ -95,8 +106,11 @@ final class MeasuredProcess {
 
   private void sample() {
     Path status = Path.of("/proc", Long.toString(process.pid()), "status");
-    while (process.isAlive()) {
+    for (long round = 0; process.isAlive(); round++) {
       process.toHandle().info().totalCpuDuration().ifPresent(d -> cpu = d);
+      if (round % THREAD_SAMPLE_EVERY == 0) {
+        threads.sample();
+      }
       try {
         for (String line : Files.readAllLines(status)) {
           if (line.startsWith("VmHWM:")) {
