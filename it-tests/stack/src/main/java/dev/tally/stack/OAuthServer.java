@@ -69,7 +69,8 @@ public final class OAuthServer implements AutoCloseable {
     Objects.requireNonNull(clientSecret, "clientSecret");
     Path dir = workDir.toAbsolutePath();
     Path home = unpack(distribution(), dir.resolve("dist"));
-    ServiceClasspath.copyResource(REALM_FILE, home.resolve("data/import/" + REALM_FILE));
+    // Keycloak imports a file only if its name is <realm>-realm.json.
+    ServiceClasspath.copyResource(REALM_FILE, home.resolve("data/import/" + REALM + "-realm.json"));
     int port = LoopbackPorts.freePort();
     ServiceProcess process =
         ServiceProcess.builder(SERVICE)
