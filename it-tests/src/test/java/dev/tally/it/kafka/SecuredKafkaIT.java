@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.adapters.kafka.DeadLetterHeaders;
-import dev.tally.it.support.CapturedLogs;
 import dev.tally.it.support.CommittedRecords;
 import dev.tally.it.support.OneHourOfSpending;
 import dev.tally.it.support.SpendingRows;
@@ -92,21 +91,14 @@ class SecuredKafkaIT {
     Path config = configuration(topic, "spending_secured", "");
     Function<String, String> environment = environmentWith(PASSWORD);
 
-    String printed;
-    String logs;
-    try (CapturedLogs captured = new CapturedLogs()) {
-      printed = TallyCommand.run(environment, "--config", config.toString(), "--print-config");
-      // A bounded job: the command returns once it has finished.
-      String output = TallyCommand.run(environment, "--config", config.toString());
-      logs = captured.text() + output;
-    }
+    TallyCommand.Shown shown = TallyCommand.printConfigThenRun(environment, config);
 
-    assertThat(printed)
+    assertThat(shown.effectiveConfiguration())
         .contains("kafka.properties.sasl.jaas.config")
         .contains("kafka.properties.security.protocol")
         .doesNotContain(PASSWORD);
-    assertThat(logs).as("the logs of the start and the job").doesNotContain(PASSWORD);
-    assertThat(logs)
+    assertThat(shown.logs()).as("the logs of the start and the job").doesNotContain(PASSWORD);
+    assertThat(shown.logs())
         .as("the capture holds the clients' own configuration dump, so it saw what they log")
         .contains("sasl.jaas.config = [hidden]");
 

@@ -6,6 +6,7 @@ import dev.tally.runtime.TallyMain;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
 
@@ -30,4 +31,25 @@ public final class TallyCommand {
     assertThat(code).as("exit code of tally %s: %s", List.of(args), printed).isZero();
     return printed;
   }
+
+  /**
+   * Prints the effective configuration of {@code config}, then runs its (bounded) job, capturing
+   * every log line of this JVM meanwhile: what a secret must never reach.
+   */
+  public static Shown printConfigThenRun(Function<String, String> environment, Path config)
+      throws Exception {
+    try (CapturedLogs captured = new CapturedLogs()) {
+      String printed = run(environment, "--config", config.toString(), "--print-config");
+      String output = run(environment, "--config", config.toString());
+      return new Shown(printed, captured.text() + output);
+    }
+  }
+
+  /**
+   * What a user sees of a job.
+   *
+   * @param effectiveConfiguration what {@code --print-config} printed
+   * @param logs the log lines (INFO and above) and the output of the job's run
+   */
+  public record Shown(String effectiveConfiguration, String logs) {}
 }
