@@ -1,5 +1,6 @@
 package dev.tally.runtime;
 
+import dev.tally.adapters.iceberg.IcebergAccessCheck;
 import dev.tally.adapters.kafka.DeadLetterSizing;
 import dev.tally.adapters.kafka.KafkaAccessCheck;
 import dev.tally.adapters.kafka.TransactionTimeoutCheck;
@@ -119,7 +120,7 @@ public final class TallyMain implements Callable<Integer> {
       return 0;
     }
     LOG.info("{}", effective);
-    checkKafkaAccess(config);
+    checkAccess(config);
     checkDeadLetterTransactionTimeout(config);
     config = sizeDeadLetters(config);
 
@@ -146,10 +147,11 @@ public final class TallyMain implements Callable<Integer> {
 
   /**
    * Asks the brokers, with the source consumer's and the dead-letter producer's own security
-   * settings, whether they let each in; fails the start naming the keys of every client refused
-   * (wrong credentials, a TLS handshake that fails, no authorization).
+   * settings, whether they let each in, and the Iceberg catalog whether it lets the sink in; fails
+   * the start naming the keys of every client refused (wrong credentials, a TLS handshake that
+   * fails, no authorization).
    */
-  private static void checkKafkaAccess(TallyConfig config) {
+  private static void checkAccess(TallyConfig config) {
     Duration timeout = Duration.ofSeconds(30);
     List<String> problems = new ArrayList<>();
     problems.addAll(
@@ -168,6 +170,7 @@ public final class TallyMain implements Callable<Integer> {
             config.kafka().deadLetter().producerProperties(),
             List.of(),
             timeout));
+    problems.addAll(IcebergAccessCheck.problems(config.iceberg()));
     if (!problems.isEmpty()) {
       throw new ConfigurationException(problems);
     }
