@@ -72,12 +72,15 @@ class ExactlyOnceIT {
     assertThat(data.rejectedByReason().keySet()).containsAll(SpendingDataset.REASONS_DATA_DECIDES);
     assertThat(data.exactDuplicates()).isPositive();
     // Anomalies decided on full 7-day baselines of the history, and in the dense span.
-    assertThat(harness.expectedAnomalies().values())
-        .filteredOn(a -> a.eventTime().isBefore(SpendingDataset.BASE))
-        .hasSizeGreaterThanOrEqualTo(20);
-    assertThat(harness.expectedAnomalies().values())
-        .filteredOn(a -> !a.eventTime().isBefore(SpendingDataset.BASE))
-        .hasSizeGreaterThanOrEqualTo(20);
+    long inHistory =
+        harness.expectedAnomalies().values().stream()
+            .filter(a -> a.eventTime().isBefore(SpendingDataset.BASE))
+            .count();
+    System.out.printf(
+        "Expected anomalies: %d, %d of them in the history%n",
+        harness.expectedAnomalies().size(), inHistory);
+    assertThat(inHistory).isGreaterThanOrEqualTo(20);
+    assertThat(harness.expectedAnomalies().size() - inHistory).isGreaterThanOrEqualTo(20);
   }
 
   @AfterAll
