@@ -3,6 +3,8 @@ package dev.tally.it.anomaly;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
+import java.math.RoundingMode;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -27,6 +29,9 @@ public final class SpecAnomalyOracle {
 
   /** The baseline's length in whole hours. */
   public static final long BASELINE_HOURS = 168;
+
+  /** The decimal places of the mean and deviation in Tally's table (docs/behaviour.md). */
+  private static final int REPORTED_SCALE = 4;
 
   /** A baseline's exact count, sum and sum of squares of amounts. */
   public record Baseline(long count, BigInteger sum, BigInteger sumOfSquares) {
@@ -65,8 +70,11 @@ public final class SpecAnomalyOracle {
         Baselines.firstOfEachId(records.stream().filter(r -> !r.late()).toList());
     Map<TransactionKey, Verdict> verdicts = new TreeMap<>();
     for (List<RawTransaction> rows : Baselines.positiveByKey(accepted).values()) {
+      // A baseline depends on T's hour alone: summed once per hour of the key, not per T.
+      Map<Long, Baseline> byHour = new HashMap<>();
       for (RawTransaction t : rows) {
-        Baseline b = baseline(rows, t);
+        Baseline b =
+            byHour.computeIfAbsent(Baselines.hourOf(t.eventMillis()), h -> baseline(rows, t));
         verdicts.put(t.id(), new Verdict(t, b, anomalous(t.amountCents(), b)));
       }
     }
@@ -82,6 +90,43 @@ public final class SpecAnomalyOracle {
       }
     }
     return rows;
+  }
+
+  /**
+   * Whether a watermark of {@code watermark} has decided {@code t}: it has completed the hour
+   * before t's (watermark ≥ the start of t's hour − 1 ms), docs/behaviour.md "Anomalies", "When".
+   */
+  public static boolean decidedBy(RawTransaction t, long watermark) {
+    return watermark >= Baselines.hourOf(t.eventMillis()) - 1;
+  }
+
+  /**
+   * The anomalous {@code verdicts} that a watermark of {@code watermark} has decided, as Tally's
+   * table and topic report them: mean and standard deviation rounded half-even to four places, the
+   * score to 16 significant digits and then to the table's double.
+   */
+  public static Map<TransactionKey, AnomalyReport> reports(
+      Map<TransactionKey, Verdict> verdicts, long watermark) {
+    Map<TransactionKey, AnomalyReport> reports = new TreeMap<>();
+    for (Verdict v : verdicts.values()) {
+      if (v.anomalous() && decidedBy(v.transaction(), watermark)) {
+        RawTransaction t = v.transaction();
+        Figures f = figures(t, v.baseline());
+        reports.put(
+            t.id(),
+            new AnomalyReport(
+                t.transactionId(),
+                t.userId(),
+                t.currency(),
+                t.eventTime(),
+                t.amountCents(),
+                v.baseline().count(),
+                f.mean().setScale(REPORTED_SCALE, RoundingMode.HALF_EVEN),
+                f.stddev().setScale(REPORTED_SCALE, RoundingMode.HALF_EVEN),
+                f.score() == null ? null : f.score().round(MathContext.DECIMAL64).doubleValue()));
+      }
+    }
+    return reports;
   }
 
   /** The contract's test on an exact baseline. */
@@ -100,13 +145,16 @@ public final class SpecAnomalyOracle {
             > 0;
   }
 
-  /** {@code [hour(T) − 168 h, hour(T))} over the key's positive transactions. */
+  /** {@code [hour(T) − 168 h, hour(T))} over the key's positive transactions, in time order. */
   private static Baseline baseline(List<RawTransaction> keyRows, RawTransaction t) {
     long end = Baselines.hourOf(t.eventMillis());
     long start = end - BASELINE_HOURS * Baselines.HOUR_MILLIS;
     Baseline b = Baseline.EMPTY;
     for (RawTransaction r : keyRows) {
-      if (r.eventMillis() >= start && r.eventMillis() < end) {
+      if (r.eventMillis() >= end) {
+        break; // the key's rows are in event-time order
+      }
+      if (r.eventMillis() >= start) {
         b = b.plus(r.amountCents());
       }
     }
@@ -115,6 +163,19 @@ public final class SpecAnomalyOracle {
 
   /** The table row: mean, population σ and score from the exact sums, rounded once to double. */
   static Anomaly row(RawTransaction t, Baseline b) {
+    Figures f = figures(t, b);
+    return Anomaly.of(
+        t,
+        b.count(),
+        f.mean().doubleValue(),
+        f.stddev().doubleValue(),
+        f.score() == null ? null : f.score().doubleValue());
+  }
+
+  /** Mean, population σ and score (null when σ = 0), each to 34 significant digits. */
+  private record Figures(BigDecimal mean, BigDecimal stddev, BigDecimal score) {}
+
+  private static Figures figures(RawTransaction t, Baseline b) {
     MathContext mc = MathContext.DECIMAL128;
     BigDecimal n = BigDecimal.valueOf(b.count());
     BigDecimal spread =
@@ -125,12 +186,7 @@ public final class SpecAnomalyOracle {
     BigDecimal root = spread.sqrt(mc);
     BigDecimal excess =
         n.multiply(BigDecimal.valueOf(t.amountCents())).subtract(new BigDecimal(b.sum()));
-    Double score = root.signum() == 0 ? null : excess.divide(root, mc).doubleValue();
-    return Anomaly.of(
-        t,
-        b.count(),
-        new BigDecimal(b.sum()).divide(n, mc).doubleValue(),
-        root.divide(n, mc).doubleValue(),
-        score);
+    BigDecimal score = root.signum() == 0 ? null : excess.divide(root, mc);
+    return new Figures(new BigDecimal(b.sum()).divide(n, mc), root.divide(n, mc), score);
   }
 }

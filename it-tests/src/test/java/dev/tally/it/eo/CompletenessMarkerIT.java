@@ -94,7 +94,7 @@ class CompletenessMarkerIT {
           .forEach((rejection, count) -> letters.merge(rejection, count, Long::sum));
       JobID resumed = run.submit(3, savepoint, null);
       run.finishByDrain(resumed);
-      run.expect(harness.data().oracle(), letters);
+      run.expect(harness.data().oracle(), letters, harness.expectedAnomalies());
       assertThat(run.verdict().exact()).as("the run is exact").isTrue();
 
       checkHistory(run, List.of(first.toHexString(), resumed.toHexString()));

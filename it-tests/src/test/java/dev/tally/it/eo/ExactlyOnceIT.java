@@ -22,18 +22,21 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * docs/behaviour.md "Exactly once", proven: Tally's job under each fault scenario ends with exactly
- * the table and the dead letters of the oracle: no record lost, none counted twice, no primary key
- * twice, every rejection once in the dead-letter topic (read_committed).
+ * docs/behaviour.md "Exactly once", proven: Tally's job, with anomalies on, under each fault
+ * scenario ends with exactly the table, the dead letters and the anomalies of the oracle: no record
+ * lost, none counted twice, no primary key twice, every rejection once in the dead-letter topic
+ * (read_committed), every anomaly once in the anomaly table and once in the anomaly topic
+ * (read_committed), with the oracle's values.
  *
- * <p>One seeded dataset (at least 200k events on 8 partitions) is produced once; each scenario
- * reads all of it with its own table, dead-letter topic and group. The seed is printed; {@code
- * -Dtally.eo.seed=<seed>} replays the dataset and every scenario's fault points.
+ * <p>One seeded dataset (at least 200k events on 8 partitions, over more than 7 days of event time)
+ * is produced once; each scenario reads all of it with its own table, dead-letter topic, anomaly
+ * table and topic and group. The seed is printed; {@code -Dtally.eo.seed=<seed>} replays the
+ * dataset and every scenario's fault points.
  */
 class ExactlyOnceIT {
 
   static final SpendingDataset.Shape SHAPE =
-      new SpendingDataset.Shape(200_000, 400, Duration.ofHours(4), false);
+      new SpendingDataset.Shape(200_000, 400, Duration.ofHours(4), false, 40);
 
   @RegisterExtension static final MiniClusterExtension FLINK = miniCluster();
 
@@ -68,6 +71,16 @@ class ExactlyOnceIT {
     assertThat(data.inputs()).hasSizeGreaterThan(200_000);
     assertThat(data.rejectedByReason().keySet()).containsAll(SpendingDataset.REASONS_DATA_DECIDES);
     assertThat(data.exactDuplicates()).isPositive();
+    // Anomalies decided on full 7-day baselines of the history, and in the dense span.
+    long inHistory =
+        harness.expectedAnomalies().values().stream()
+            .filter(a -> a.eventTime().isBefore(SpendingDataset.BASE))
+            .count();
+    System.out.printf(
+        "Expected anomalies: %d, %d of them in the history%n",
+        harness.expectedAnomalies().size(), inHistory);
+    assertThat(inHistory).isGreaterThanOrEqualTo(20);
+    assertThat(harness.expectedAnomalies().size() - inHistory).isGreaterThanOrEqualTo(20);
   }
 
   @AfterAll

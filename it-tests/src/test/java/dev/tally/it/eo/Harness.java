@@ -8,6 +8,10 @@ import com.google.inject.util.Modules;
 import dev.tally.adapters.kafka.DeadLetterSizing;
 import dev.tally.adapters.kafka.KafkaSourceModule;
 import dev.tally.it.Await;
+import dev.tally.it.anomaly.AnomalyReport;
+import dev.tally.it.anomaly.AnomalyTableReader;
+import dev.tally.it.anomaly.AnomalyTopicReader;
+import dev.tally.it.anomaly.TransactionKey;
 import dev.tally.it.oracle.DeadLetterReader;
 import dev.tally.it.oracle.ExactlyOnceVerdict;
 import dev.tally.it.oracle.Input;
@@ -63,8 +67,9 @@ import org.apache.kafka.common.TopicPartition;
  * The exactly-once harness: Tally's job (its Guice modules, topology and adapters, built from a
  * {@code tally.yaml} as {@code TallyMain} builds it) on a MiniCluster in this JVM, against the
  * services of an {@link Infrastructure}, reading one topic produced once from a seeded {@link
- * SpendingDataset}. Each scenario gets its own table, dead-letter topic, consumer group and
- * checkpoint directory, and ends with an {@link ExactlyOnceVerdict}.
+ * SpendingDataset}, with anomaly detection on. Each scenario gets its own table, dead-letter topic,
+ * anomaly table and topic, consumer group and checkpoint directory, and ends with an {@link
+ * ExactlyOnceVerdict}.
  *
  * <p>Why a MiniCluster and not the multi-process {@code FlinkCluster}: faults inside the job (an
  * exception in a task, a failing snapshot) are injected by a Guice override that decorates a port
@@ -88,12 +93,23 @@ final class Harness implements AutoCloseable {
    */
   static final boolean BOUNDED = Boolean.getBoolean("tally.eo.bounded");
 
+  /**
+   * The watermark every run ends with, and so the anomalies it must have decided: each ends by a
+   * drain ({@link Run#finishByDrain}) or at the end of its bounded input, and both move the
+   * watermark to the end of time (docs/behaviour.md "Anomalies", "When").
+   */
+  static final long FINAL_WATERMARK = Long.MAX_VALUE;
+
+  /** Partitions of each run's anomaly topic: more than one, so the reader must read them all. */
+  private static final int ANOMALY_PARTITIONS = 2;
+
   private final Path root;
   private final Infrastructure infrastructure;
   private final MiniCluster flink;
   private final SpendingDataset data;
   private final String topic;
   private final Map<Rejection, Long> expectedLetters;
+  private final Map<TransactionKey, AnomalyReport> expectedAnomalies;
   private final RESTCatalog catalog;
   private final Admin admin;
 
@@ -111,6 +127,7 @@ final class Harness implements AutoCloseable {
     this.data = data;
     this.topic = topic;
     this.expectedLetters = expectedLetters;
+    this.expectedAnomalies = data.anomalies(FINAL_WATERMARK);
     this.catalog = catalog;
     Properties props = new Properties();
     props.put(
@@ -183,18 +200,24 @@ final class Harness implements AutoCloseable {
 
   /** A scenario's own table, dead-letter topic, group and directories, over the dataset. */
   Run run(String name) {
-    return new Run(name, topic, SpendingDataset.PARTITIONS, data.oracle(), expectedLetters);
+    return new Run(
+        name, topic, SpendingDataset.PARTITIONS, data.oracle(), expectedLetters, expectedAnomalies);
   }
 
   /**
    * A run that reads a topic of its own, empty at first, with {@code partitions} partitions: the
-   * scenario produces to it and states what the table and the dead letters must hold ({@link
-   * Run#expect}).
+   * scenario produces to it and states what the table, the dead letters and the anomaly outputs
+   * must hold ({@link Run#expect}).
    */
   Run runOnItsOwnTopic(String name, int partitions) {
     String own = topic + "." + name;
     infrastructure.createTopic(own, partitions);
-    return new Run(name, own, partitions, Map.of(), Map.of());
+    return new Run(name, own, partitions, Map.of(), Map.of(), Map.of());
+  }
+
+  /** The anomalies every run over the dataset must write, once each to table and topic. */
+  Map<TransactionKey, AnomalyReport> expectedAnomalies() {
+    return expectedAnomalies;
   }
 
   @Override
@@ -215,6 +238,8 @@ final class Harness implements AutoCloseable {
     final Path dir;
     final String table;
     final String dlq;
+    final String anomalyTable;
+    final String anomalyTopic;
     final String group;
     final Path config;
     final String source;
@@ -222,6 +247,7 @@ final class Harness implements AutoCloseable {
     private final int partitions;
     private Map<SpendingKey, Totals> expectedRows;
     private Map<Rejection, Long> expectedDeadLetters;
+    private Map<TransactionKey, AnomalyReport> expectedAnomalies;
     private final List<JobID> jobs = new ArrayList<>();
     private final List<JobID> boundedJobs = new ArrayList<>();
 
@@ -234,15 +260,21 @@ final class Harness implements AutoCloseable {
         String source,
         int partitions,
         Map<SpendingKey, Totals> expectedRows,
-        Map<Rejection, Long> expectedDeadLetters) {
+        Map<Rejection, Long> expectedDeadLetters,
+        Map<TransactionKey, AnomalyReport> expectedAnomalies) {
       this.name = name;
       this.source = source;
       this.partitions = partitions;
       this.expectedRows = expectedRows;
       this.expectedDeadLetters = expectedDeadLetters;
+      this.expectedAnomalies = expectedAnomalies;
       this.dir = root.resolve(name);
       this.table = "spending_" + name.replaceAll("[^a-z0-9]", "_");
+      this.anomalyTable = "anomalies_" + name.replaceAll("[^a-z0-9]", "_");
       this.dlq = topic + "." + name + ".dlq";
+      this.anomalyTopic = topic + "." + name + ".anomalies";
+      // Tally does not create the anomaly topic (docs/behaviour.md "Anomalies").
+      infrastructure.createTopic(anomalyTopic, ANOMALY_PARTITIONS);
       this.group = "tally-" + name;
       // The dead-letter topic is the job's to create, sized for the source topic's records.
       this.config =
@@ -260,6 +292,9 @@ final class Harness implements AutoCloseable {
               .jobName("tally-eo-" + name)
               .set("restart.initial-backoff", "500ms")
               .set("restart.max-backoff", "5s")
+              .set("anomalies.enabled", "true")
+              .set("anomalies.table", "analytics." + anomalyTable)
+              .set("anomalies.kafka.topic", anomalyTopic)
               .writeTo(dir.resolve("tally.yaml"));
     }
 
@@ -531,10 +566,17 @@ final class Harness implements AutoCloseable {
       }
     }
 
-    /** What the table and the dead letters must hold, for a run on its own topic. */
-    void expect(Map<SpendingKey, Totals> rows, Map<Rejection, Long> deadLetters) {
+    /**
+     * What the table, the dead letters and the anomaly table and topic must hold, for a run on its
+     * own topic.
+     */
+    void expect(
+        Map<SpendingKey, Totals> rows,
+        Map<Rejection, Long> deadLetters,
+        Map<TransactionKey, AnomalyReport> anomalies) {
       this.expectedRows = Map.copyOf(rows);
       this.expectedDeadLetters = Map.copyOf(deadLetters);
+      this.expectedAnomalies = Map.copyOf(anomalies);
     }
 
     /**
@@ -551,8 +593,8 @@ final class Harness implements AutoCloseable {
     }
 
     /**
-     * Reads the table and the dead letters and compares them with the oracle; prints the verdict
-     * with the run's time.
+     * Reads the table, the dead letters and the anomaly table and topic and compares them with the
+     * oracle; prints the verdict with the run's time.
      */
     ExactlyOnceVerdict verdict() {
       SpendingTableReader.Contents contents =
@@ -566,15 +608,31 @@ final class Harness implements AutoCloseable {
               expected,
               Duration.ofSeconds(60),
               Duration.ofSeconds(2));
+      List<AnomalyReport> anomalyRows =
+          AnomalyTableReader.reports(catalog, TableIdentifier.of("analytics", anomalyTable));
+      List<AnomalyReport> alerts =
+          AnomalyTopicReader.read(
+              infrastructure.services().bootstrapServers(), anomalyTopic, expectedAnomalies.size());
       ExactlyOnceVerdict verdict =
-          ExactlyOnceVerdict.compare(expectedRows, contents, expectedDeadLetters, letters);
+          ExactlyOnceVerdict.compare(
+              expectedRows,
+              contents,
+              expectedDeadLetters,
+              letters,
+              expectedAnomalies,
+              anomalyRows,
+              alerts);
       System.out.printf(
-          "[%s] %s after %d ms: %d rows, %d dead letters; %s%n",
+          "[%s] %s after %d ms: %d rows, %d dead letters, %d anomaly rows, %d alerts (%d"
+              + " anomalies expected); %s%n",
           name,
           verdict.exact() ? "EXACT" : "NOT EXACT",
           millisSince(started),
           contents.rows().size(),
           letters.values().stream().mapToLong(Long::longValue).sum(),
+          anomalyRows.size(),
+          alerts.size(),
+          expectedAnomalies.size(),
           verdict.summary());
       return verdict;
     }

@@ -1,5 +1,9 @@
 package dev.tally.it.eo;
 
+import dev.tally.it.anomaly.AnomalyReport;
+import dev.tally.it.anomaly.RawTransaction;
+import dev.tally.it.anomaly.SpecAnomalyOracle;
+import dev.tally.it.anomaly.TransactionKey;
 import dev.tally.it.oracle.Input;
 import dev.tally.it.oracle.SpendingKey;
 import dev.tally.it.oracle.Totals;
@@ -26,6 +30,10 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
  *       {@code LATE} in a failure-free run (the watermark passed 12:00), then on-time events of the
  *       busy users at 12:11–12:13.
  * </ol>
+ *
+ * With anomalies on, the busy users' last minutes of 11:00 stand out from their baseline of 10:00
+ * (docs/behaviour.md "Anomalies"; worked out by {@link SpecAnomalyOracle} over the accepted
+ * events).
  */
 final class IdleSubtaskData {
 
@@ -38,6 +46,7 @@ final class IdleSubtaskData {
   private final List<Input> hourEleven = new ArrayList<>();
   private final List<Input> afterTheFailover = new ArrayList<>();
   private final Map<SpendingKey, long[]> rows = new TreeMap<>();
+  private final List<RawTransaction> accepted = new ArrayList<>();
   private int ids;
 
   /** Users split by the aggregator subtask they are keyed to at {@code parallelism}. */
@@ -95,6 +104,11 @@ final class IdleSubtaskData {
     return table;
   }
 
+  /** The anomalies of a failure-free run that a watermark of {@code watermark} has decided. */
+  Map<TransactionKey, AnomalyReport> anomalies(long watermark) {
+    return SpecAnomalyOracle.reports(SpecAnomalyOracle.defaults().verdicts(accepted), watermark);
+  }
+
   private Input event(int partition, String user, int minutesAfterTen, String rejected) {
     Instant at = TEN.plus(Duration.ofMinutes(minutesAfterTen));
     long amount = 100 + minutesAfterTen;
@@ -110,6 +124,7 @@ final class IdleSubtaskData {
               new SpendingKey(user, "EUR", at.truncatedTo(ChronoUnit.HOURS)), k -> new long[2]);
       totals[0] += amount;
       totals[1]++;
+      accepted.add(RawTransaction.of(id, user, "EUR", amount, at));
     }
     return new Input(
         partition,

@@ -1,5 +1,9 @@
 package dev.tally.it.oracle;
 
+import dev.tally.it.anomaly.AnomalyReport;
+import dev.tally.it.anomaly.RawTransaction;
+import dev.tally.it.anomaly.SpecAnomalyOracle;
+import dev.tally.it.anomaly.TransactionKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -8,6 +12,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +45,13 @@ import java.util.TreeMap;
  *       for a dead-letter producer of 1 MiB requests once the headers are added. Topics for them
  *       need {@link #TOPIC_CONFIG}, and a producer of {@link #MAX_RECORD_BYTES} requests.
  *   <li>Five currencies, refunds, and every accepted timestamp form.
+ *   <li>With {@link Shape#historyUsers()}: a sparse history of those users in the 8 days before the
+ *       span ({@value #HISTORY_PER_DAY} transactions a day each, in one currency, with refunds and
+ *       exact duplicates, and one spike on the last day), and spikes injected into the span (about
+ *       one accepted transaction in {@value #SPIKE_ONE_IN}), so that the anomaly rule
+ *       (docs/behaviour.md "Anomalies") has full 7-day baselines and anomalies to find ({@link
+ *       #anomalies}). The history is produced first, in event-time order: every partition's event
+ *       time still only moves forward, so nothing becomes {@code LATE}.
  * </ul>
  *
  * Record timestamps are in the past: the broker refuses timestamps more than an hour ahead of its
@@ -77,6 +89,7 @@ public final class SpendingDataset {
 
   private static final String[] CURRENCIES = {"EUR", "USD", "GBP", "JPY", "CHF"};
   private static final long HOUR = 3_600_000L;
+  private static final long DAY = 24 * HOUR;
   private static final DateTimeFormatter OFFSET_FORM =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSXXX").withZone(ZoneOffset.ofHours(2));
   private static final DateTimeFormatter SQL_FORM =
@@ -90,15 +103,45 @@ public final class SpendingDataset {
    * @param span event time covered by the base events
    * @param flush one more event per partition six hours after the span: in a streaming run it moves
    *     every partition's watermark past all real windows, while its own window stays open
+   * @param historyUsers how many users (the first ones) have a sparse 8-day history before the
+   *     span; more than 0 also injects spikes into the span
    */
-  public record Shape(int events, int users, Duration span, boolean flush) {}
+  public record Shape(int events, int users, Duration span, boolean flush, int historyUsers) {
+
+    public Shape {
+      if (historyUsers < 0 || historyUsers > users) {
+        throw new IllegalArgumentException("0..users history users: " + historyUsers);
+      }
+    }
+
+    /** A shape without history and spikes. */
+    public Shape(int events, int users, Duration span, boolean flush) {
+      this(events, users, span, flush, 0);
+    }
+  }
+
+  /** Days of history before {@link #BASE}: more than the 7 days of an anomaly baseline. */
+  public static final int HISTORY_DAYS = 8;
+
+  /** Transactions a day of each history user. */
+  public static final int HISTORY_PER_DAY = 4;
+
+  /** About one accepted transaction in this many of the span is a spike, with history users. */
+  public static final int SPIKE_ONE_IN = 2_000;
+
+  /** The smallest spike: far above mean + 4σ of the normal amounts (1..100,000). */
+  private static final long SPIKE = 5_000_000;
 
   private final long seed;
   private final Shape shape;
   private final List<Input> inputs = new ArrayList<>();
   private final Map<SpendingKey, Totals> oracle = new TreeMap<>();
   private final Map<String, Integer> rejectedByReason = new TreeMap<>();
+  private final List<RawTransaction> counted = new ArrayList<>();
+  private Map<TransactionKey, SpecAnomalyOracle.Verdict> anomalyVerdicts;
   private int exactDuplicates;
+  private int historyRecords;
+  private int spikes;
 
   private SpendingDataset(long seed, Shape shape) {
     this.seed = seed;
@@ -127,6 +170,28 @@ public final class SpendingDataset {
     Map<SpendingKey, Totals> closed = new TreeMap<>(oracle);
     closed.keySet().removeIf(k -> !k.windowStart().isBefore(flushAt()));
     return closed;
+  }
+
+  /**
+   * The anomalies the contract's rule (docs/behaviour.md "Anomalies", defaults) finds among the
+   * accepted, deduplicated transactions (those the table counts) that a watermark of {@code
+   * watermark} has decided; {@code Long.MAX_VALUE}, the end of input's, decides all of them.
+   */
+  public synchronized Map<TransactionKey, AnomalyReport> anomalies(long watermark) {
+    if (anomalyVerdicts == null) {
+      anomalyVerdicts = SpecAnomalyOracle.defaults().verdicts(counted);
+    }
+    return SpecAnomalyOracle.reports(anomalyVerdicts, watermark);
+  }
+
+  /** The accepted transactions, in production order: what the table counts. */
+  public List<RawTransaction> counted() {
+    return Collections.unmodifiableList(counted);
+  }
+
+  /** Spikes injected (in the history and the span). */
+  public int spikes() {
+    return spikes;
   }
 
   /** How many records each reason must reject. */
@@ -162,7 +227,11 @@ public final class SpendingDataset {
         + oracle.size()
         + " rows, "
         + exactDuplicates
-        + " exact duplicates, rejected "
+        + " exact duplicates, "
+        + historyRecords
+        + " history records, "
+        + spikes
+        + " spikes, rejected "
         + rejectedByReason;
   }
 
@@ -172,6 +241,9 @@ public final class SpendingDataset {
 
   private void fill(Random random) {
     long base = BASE.toEpochMilli();
+    history(base);
+    // Its own sequence, so the other records stay what they were for a seed.
+    Random spikeDraws = shape.historyUsers() > 0 ? new Random(seed ^ 0x5B1CE5L) : null;
     long step = Math.max(1, shape.span().toMillis() / shape.events());
     // Duplicates wait a few records (at most ~10 steps, well inside the 5 s bound) in their queue.
     Deque<long[]> pendingAt = new ArrayDeque<>();
@@ -230,10 +302,14 @@ public final class SpendingDataset {
       if (random.nextInt(20) == 0) {
         amount = -amount; // a refund
       }
+      if (spikeDraws != null && amount > 0 && spikeDraws.nextInt(SPIKE_ONE_IN) == 0) {
+        amount = spike(spikeDraws);
+        spikes++;
+      }
       String currency = CURRENCIES[random.nextInt(CURRENCIES.length)];
       String value = json(txId, userId, amount, currency, eventTime, random);
       add(partition, userId, value, t, null);
-      count(userId, currency, eventTime, amount);
+      count(txId, userId, currency, eventTime, amount);
       double dup = random.nextDouble();
       if (dup < 0.03 || dup >= 0.05 && dup < 0.07) {
         boolean exact = dup < 0.03;
@@ -253,10 +329,67 @@ public final class SpendingDataset {
       long flush = flushAt().toEpochMilli();
       for (int p = 0; p < PARTITIONS; p++) {
         String userId = "flush-" + p;
-        add(p, userId, json("flush-" + seed + "-" + p, userId, 1, "EUR", flush, null), flush, null);
-        count(userId, "EUR", flush, 1);
+        String txId = "flush-" + seed + "-" + p;
+        add(p, userId, json(txId, userId, 1, "EUR", flush, null), flush, null);
+        count(txId, userId, "EUR", flush, 1);
       }
     }
+  }
+
+  private record HistoryRecord(long eventTime, String txId, String userId, long amount) {}
+
+  /**
+   * The history of the first {@link Shape#historyUsers()} users over the {@value #HISTORY_DAYS}
+   * days before the span, in their currency {@code user % 5}: {@value #HISTORY_PER_DAY} random
+   * times a day each, about one in 20 a refund, one spike on the last day, and about one in 10 sent
+   * twice in a row (an exact duplicate). Produced in event-time order, so no partition's event time
+   * ever goes back, each record's timestamp its event time.
+   */
+  private void history(long base) {
+    Random random = new Random(seed ^ 0x415709L);
+    long start = base - HISTORY_DAYS * DAY;
+    List<HistoryRecord> records = new ArrayList<>();
+    for (int u = 0; u < shape.historyUsers(); u++) {
+      String userId = "user-" + u;
+      for (int day = 0; day < HISTORY_DAYS; day++) {
+        for (int n = 0; n < HISTORY_PER_DAY; n++) {
+          long amount = 1 + random.nextInt(100_000);
+          if (random.nextInt(20) == 0) {
+            amount = -amount; // a refund
+          }
+          records.add(historyRecord(start, day, userId, n, amount, random));
+        }
+      }
+      long spike = spike(random);
+      records.add(historyRecord(start, HISTORY_DAYS - 1, userId, HISTORY_PER_DAY, spike, random));
+      spikes++;
+    }
+    records.sort(Comparator.comparingLong(HistoryRecord::eventTime));
+    for (HistoryRecord r : records) {
+      int user = Integer.parseInt(r.userId().substring("user-".length()));
+      String currency = CURRENCIES[user % CURRENCIES.length];
+      String value = json(r.txId(), r.userId(), r.amount(), currency, r.eventTime(), random);
+      int copies = random.nextInt(10) == 0 ? 2 : 1;
+      for (int c = 0; c < copies; c++) {
+        add(user % PARTITIONS, r.userId(), value, r.eventTime(), null);
+        historyRecords++;
+      }
+      exactDuplicates += copies - 1;
+      count(r.txId(), r.userId(), currency, r.eventTime(), r.amount());
+    }
+  }
+
+  /** The n-th record of a history day, at a random time of it. */
+  private HistoryRecord historyRecord(
+      long start, int day, String userId, int n, long amount, Random random) {
+    long eventTime = start + day * DAY + (long) (random.nextDouble() * DAY);
+    String txId = "h-" + seed + "-" + userId + "-" + day + "-" + n;
+    return new HistoryRecord(eventTime, txId, userId, amount);
+  }
+
+  /** A spike's amount: 50 to 100 times the largest normal amount. */
+  private static long spike(Random draws) {
+    return SPIKE + draws.nextInt((int) SPIKE);
   }
 
   /** A record of a user of its own whose event time is just over an hour after its timestamp. */
@@ -271,7 +404,7 @@ public final class SpendingDataset {
       String userId = "whale-" + p;
       long big = Long.MAX_VALUE - 1_000_000;
       add(p, userId, json("w1-" + seed + "-" + p, userId, big, "CHF", t, random), t, null);
-      count(userId, "CHF", t, big);
+      count("w1-" + seed + "-" + p, userId, "CHF", t, big);
       add(
           p,
           userId,
@@ -279,7 +412,7 @@ public final class SpendingDataset {
           t,
           "AMOUNT_OVERFLOW");
       add(p, userId, json("w3-" + seed + "-" + p, userId, -5, "CHF", t, random), t, null);
-      count(userId, "CHF", t, -5);
+      count("w3-" + seed + "-" + p, userId, "CHF", t, -5);
     }
   }
 
@@ -405,9 +538,10 @@ public final class SpendingDataset {
     }
   }
 
-  private void count(String userId, String currency, long eventTime, long amount) {
+  private void count(String txId, String userId, String currency, long eventTime, long amount) {
     Instant window = Instant.ofEpochMilli(eventTime - Math.floorMod(eventTime, HOUR));
     oracle.merge(new SpendingKey(userId, currency, window), new Totals(amount, 1), Totals::plus);
+    counted.add(RawTransaction.of(txId, userId, currency, amount, Instant.ofEpochMilli(eventTime)));
   }
 
   /**
