@@ -59,7 +59,7 @@ public record DeadLetter(
         : new String(header.value(), StandardCharsets.UTF_8);
   }
 
-  private static long number(Headers headers, String key) {
+  static long number(Headers headers, String key) {
     String text = text(headers, key);
     try {
       return text.isEmpty() ? -1 : Long.parseLong(text);

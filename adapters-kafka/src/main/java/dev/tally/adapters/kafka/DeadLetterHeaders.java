@@ -33,5 +33,19 @@ public final class DeadLetterHeaders {
   /** With {@link #OMITTED}: the sizes of the original and the limit it exceeded, as text. */
   public static final String OMITTED_DETAIL = "tally.omitted.detail";
 
+  /**
+   * The lineage of the job state that wrote the dead letter: the id of the job that started it
+   * without state, carried by every job restored from it since (docs/behaviour.md "Upgrades and
+   * restores"). Missing on dead letters written before it was recorded.
+   */
+  public static final String LINEAGE = "tally.lineage";
+
+  /**
+   * The last checkpoint (or savepoint) the writing subtask had taken before it wrote the dead
+   * letter, {@code 0} before its first: the dead letter is not in the state of that checkpoint, nor
+   * of any before it. A restore of such a state would send it again, which the start refuses.
+   */
+  public static final String AFTER_CHECKPOINT = "tally.after-checkpoint";
+
   private DeadLetterHeaders() {}
 }

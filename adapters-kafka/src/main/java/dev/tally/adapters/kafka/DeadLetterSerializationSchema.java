@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes a rejection as a dead-letter record: the original key and value bytes unchanged, the
- * context in {@link DeadLetterHeaders}. The record timestamp is left to the producer (now): reusing
- * the source timestamp would let time-based retention delete replayed rejections at once.
+ * context in {@link DeadLetterHeaders}, with the lineage and checkpoint a restore checks it by
+ * ({@link DeadLetterLineage}). The record timestamp is left to the producer (now): reusing the
+ * source timestamp would let time-based retention delete replayed rejections at once.
  *
  * <p>A dead letter that would exceed what the producer or the topic accepts is decided here, before
  * it is sent, and sent without the original value (then without the key too), marked by {@link
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * most one failover.
  */
 final class DeadLetterSerializationSchema
-    implements KafkaRecordSerializationSchema<RejectedRecord> {
+    implements KafkaRecordSerializationSchema<StampedRejection> {
 
   private static final long serialVersionUID = 1L;
 
@@ -79,9 +80,10 @@ final class DeadLetterSerializationSchema
 
   @Override
   public ProducerRecord<byte[], byte[]> serialize(
-      RejectedRecord rejected, KafkaSinkContext context, Long timestamp) {
+      StampedRejection stamped, KafkaSinkContext context, Long timestamp) {
+    RejectedRecord rejected = stamped.lineaged().rejected();
     SourceRecord source = rejected.source();
-    List<Header> headers = new ArrayList<>(8);
+    List<Header> headers = new ArrayList<>(10);
     headers.add(header(DeadLetterHeaders.REASON, rejected.reason().name()));
     headers.add(
         new RecordHeader(
@@ -93,6 +95,9 @@ final class DeadLetterSerializationSchema
     headers.add(header(DeadLetterHeaders.SOURCE_OFFSET, Long.toString(source.offset())));
     headers.add(
         header(DeadLetterHeaders.SOURCE_TIMESTAMP, Long.toString(source.timestampMillis())));
+    headers.add(header(DeadLetterHeaders.LINEAGE, stamped.lineaged().lineage()));
+    headers.add(
+        header(DeadLetterHeaders.AFTER_CHECKPOINT, Long.toString(stamped.afterCheckpoint())));
     byte[] key = source.key();
     byte[] value = source.value();
     long whole = DeadLetterRecordSize.upperBound(key, value, headers.toArray(Header[]::new));

@@ -18,12 +18,14 @@ import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
 
 /**
  * Flink's {@link KafkaSink}, unchanged but for its committer, which {@link LostTransactionGuard}
- * watches. Writer, writer state, committables and their serializers are the connector's own, so the
- * sink's state in existing checkpoints and savepoints restores as it is.
+ * watches, and for its writer, which hands each record over with the checkpoint it follows ({@link
+ * CheckpointStampingWriter}). Writer state, committables and their serializers are the connector's
+ * own, so the sink's state in existing checkpoints and savepoints restores as it is.
  *
- * @param <IN> the records written
+ * @param <IN> the records the sink receives
+ * @param <OUT> the records the connector's writer serializes
  */
-final class GuardedKafkaSink<IN>
+final class GuardedKafkaSink<IN, OUT>
     implements TwoPhaseCommittingStatefulSink<IN, KafkaWriterState, KafkaCommittable>,
         SupportsPostCommitTopology<KafkaCommittable>,
         LineageVertexProvider {
@@ -37,11 +39,16 @@ final class GuardedKafkaSink<IN>
   static final String LOST_TRANSACTIONS = "lost-transactions";
   static final String FENCED_COMMITS = "fenced-commits";
 
-  private final KafkaSink<IN> kafka;
+  private final KafkaSink<OUT> kafka;
+  private final CheckpointStampingWriter.Stamp<IN, OUT> stamp;
   private final boolean continueAfterLoss;
 
-  GuardedKafkaSink(KafkaSink<IN> kafka, boolean continueAfterLoss) {
+  GuardedKafkaSink(
+      KafkaSink<OUT> kafka,
+      CheckpointStampingWriter.Stamp<IN, OUT> stamp,
+      boolean continueAfterLoss) {
     this.kafka = kafka;
+    this.stamp = stamp;
     this.continueAfterLoss = continueAfterLoss;
   }
 
@@ -64,13 +71,18 @@ final class GuardedKafkaSink<IN>
   @Override
   public PrecommittingStatefulSinkWriter<IN, KafkaWriterState, KafkaCommittable> createWriter(
       WriterInitContext context) throws IOException {
-    return kafka.createWriter(context);
+    return new CheckpointStampingWriter<>(kafka.createWriter(context), stamp, restored(context));
   }
 
   @Override
   public PrecommittingStatefulSinkWriter<IN, KafkaWriterState, KafkaCommittable> restoreWriter(
       WriterInitContext context, Collection<KafkaWriterState> recoveredState) throws IOException {
-    return kafka.restoreWriter(context, recoveredState);
+    return new CheckpointStampingWriter<>(
+        kafka.restoreWriter(context, recoveredState), stamp, restored(context));
+  }
+
+  private static long restored(WriterInitContext context) {
+    return context.getRestoredCheckpointId().orElse(0L);
   }
 
   @Override

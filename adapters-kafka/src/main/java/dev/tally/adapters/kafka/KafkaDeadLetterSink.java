@@ -3,6 +3,8 @@ package dev.tally.adapters.kafka;
 import dev.tally.domain.rejection.RejectedRecord;
 import dev.tally.ports.out.RejectedRecordSink;
 import java.util.Properties;
+import java.util.UUID;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
@@ -22,6 +24,9 @@ final class KafkaDeadLetterSink implements RejectedRecordSink {
   /** Stable uid of the dead-letter sink: its state holds the pending Kafka transactions. */
   static final String SINK_UID = "tally-dead-letter-sink";
 
+  /** Stable uid of the operator in front of it: its state holds the lineage id. */
+  static final String LINEAGE_UID = "tally-dead-letter-lineage";
+
   private final DeadLetterConfig options;
 
   KafkaDeadLetterSink(DeadLetterConfig options) {
@@ -30,19 +35,32 @@ final class KafkaDeadLetterSink implements RejectedRecordSink {
 
   @Override
   public void attach(DataStream<RejectedRecord> rejected) {
-    rejected.sinkTo(buildSink()).uid(SINK_UID).name("Dead letters to " + options.topic());
+    // Same parallelism as the sink, so the two are chained; the writer counts checkpoints itself.
+    rejected
+        .transform(
+            "Dead-letter lineage",
+            TypeInformation.of(LineagedRejection.class),
+            new DeadLetterLineage(
+                options.topic(),
+                DeadLetterSizing.adminProperties(options),
+                UUID.randomUUID().toString()))
+        .uid(LINEAGE_UID)
+        .sinkTo(buildSink())
+        .uid(SINK_UID)
+        .name("Dead letters to " + options.topic());
   }
 
-  GuardedKafkaSink<RejectedRecord> buildSink() {
-    return new GuardedKafkaSink<>(buildKafkaSink(), options.continueAfterLostTransactions());
+  GuardedKafkaSink<LineagedRejection, StampedRejection> buildSink() {
+    return new GuardedKafkaSink<>(
+        buildKafkaSink(), StampedRejection::new, options.continueAfterLostTransactions());
   }
 
-  private KafkaSink<RejectedRecord> buildKafkaSink() {
+  private KafkaSink<StampedRejection> buildKafkaSink() {
     Properties producer = new Properties();
     producer.putAll(options.producerProperties());
     producer.setProperty(
         "transaction.timeout.ms", Long.toString(options.transactionTimeout().toMillis()));
-    return KafkaSink.<RejectedRecord>builder()
+    return KafkaSink.<StampedRejection>builder()
         .setBootstrapServers(options.bootstrapServers())
         .setKafkaProducerConfig(producer)
         .setRecordSerializer(

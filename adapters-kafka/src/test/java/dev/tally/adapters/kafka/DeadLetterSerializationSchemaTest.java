@@ -18,6 +18,10 @@ class DeadLetterSerializationSchemaTest {
   private final DeadLetterSerializationSchema schema =
       new DeadLetterSerializationSchema("txs.dlq", LIMIT, Map.of());
 
+  private static StampedRejection stamped(RejectedRecord rejected) {
+    return new StampedRejection(new LineagedRejection(rejected, "lineage-1"), 41);
+  }
+
   private static String header(Headers headers, String key) {
     return new String(headers.lastHeader(key).value(), StandardCharsets.UTF_8);
   }
@@ -32,7 +36,7 @@ class DeadLetterSerializationSchemaTest {
             "the value is not valid UTF-8 (at byte 1) — ünïcödé",
             new SourceRecord("txs", 7, 123_456_789_012L, 1_764_411_330_123L, key, value));
 
-    ProducerRecord<byte[], byte[]> record = schema.serialize(rejected, null, 99L);
+    ProducerRecord<byte[], byte[]> record = schema.serialize(stamped(rejected), null, 99L);
 
     assertThat(record.topic()).isEqualTo("txs.dlq");
     assertThat(record.key()).isEqualTo(key);
@@ -48,6 +52,8 @@ class DeadLetterSerializationSchemaTest {
     assertThat(header(headers, DeadLetterHeaders.SOURCE_PARTITION)).isEqualTo("7");
     assertThat(header(headers, DeadLetterHeaders.SOURCE_OFFSET)).isEqualTo("123456789012");
     assertThat(header(headers, DeadLetterHeaders.SOURCE_TIMESTAMP)).isEqualTo("1764411330123");
+    assertThat(header(headers, DeadLetterHeaders.LINEAGE)).isEqualTo("lineage-1");
+    assertThat(header(headers, DeadLetterHeaders.AFTER_CHECKPOINT)).isEqualTo("41");
   }
 
   @Test
@@ -56,7 +62,7 @@ class DeadLetterSerializationSchemaTest {
         new RejectedRecord(
             RejectionReason.MALFORMED, "tombstone", new SourceRecord("txs", 0, 0, -1, null, null));
 
-    ProducerRecord<byte[], byte[]> record = schema.serialize(rejected, null, null);
+    ProducerRecord<byte[], byte[]> record = schema.serialize(stamped(rejected), null, null);
 
     assertThat(record.key()).isNull();
     assertThat(record.value()).isNull();
@@ -73,7 +79,7 @@ class DeadLetterSerializationSchemaTest {
             "the value is 2097152 bytes, more than the maximum of 1048576",
             new SourceRecord("txs", 3, 42, 1_764_411_330_123L, key, value));
 
-    ProducerRecord<byte[], byte[]> record = schema.serialize(rejected, null, null);
+    ProducerRecord<byte[], byte[]> record = schema.serialize(stamped(rejected), null, null);
 
     assertThat(record.key()).isEqualTo(key);
     assertThat(record.value()).isNull();
@@ -101,7 +107,7 @@ class DeadLetterSerializationSchemaTest {
             "not JSON",
             new SourceRecord("txs", 0, 7, 1L, key, "x".getBytes(StandardCharsets.UTF_8)));
 
-    ProducerRecord<byte[], byte[]> record = schema.serialize(rejected, null, null);
+    ProducerRecord<byte[], byte[]> record = schema.serialize(stamped(rejected), null, null);
 
     assertThat(record.key()).isNull();
     assertThat(record.value()).isNull();
@@ -116,7 +122,7 @@ class DeadLetterSerializationSchemaTest {
     RejectedRecord empty = new RejectedRecord(RejectionReason.MALFORMED, "m", probe);
     long headersAndOverhead =
         DeadLetterRecordSize.upperBound(
-            null, new byte[0], schema.serialize(empty, null, null).headers().toArray());
+            null, new byte[0], schema.serialize(stamped(empty), null, null).headers().toArray());
     // The length prefix of a ~1 MB value takes 4 bytes, not the 1 of an empty one.
     int fits = (int) (LIMIT - headersAndOverhead - 3);
     RejectedRecord rejected =
@@ -125,7 +131,7 @@ class DeadLetterSerializationSchemaTest {
             "m",
             new SourceRecord("txs", 0, 1, 1L, null, new byte[fits]));
 
-    ProducerRecord<byte[], byte[]> record = schema.serialize(rejected, null, null);
+    ProducerRecord<byte[], byte[]> record = schema.serialize(stamped(rejected), null, null);
 
     assertThat(record.value()).hasSize(fits);
     assertThat(record.headers().lastHeader(DeadLetterHeaders.OMITTED)).isNull();
@@ -139,7 +145,7 @@ class DeadLetterSerializationSchemaTest {
             "x".repeat(10_000),
             new SourceRecord("txs", 0, 1, 1L, null, new byte[] {1}));
 
-    ProducerRecord<byte[], byte[]> record = schema.serialize(rejected, null, null);
+    ProducerRecord<byte[], byte[]> record = schema.serialize(stamped(rejected), null, null);
 
     assertThat(record.headers().lastHeader(DeadLetterHeaders.MESSAGE).value())
         .hasSize(DeadLetterRecordSize.MAX_MESSAGE_BYTES);

@@ -587,6 +587,11 @@ final class Harness implements AutoCloseable {
           infrastructure.services().bootstrapServers(), source, inputs, Duration.ZERO);
     }
 
+    /** The run's spending table, as the catalog has it now. */
+    org.apache.iceberg.Table spendingTable() {
+      return catalog.loadTable(TableIdentifier.of("analytics", table));
+    }
+
     /** The rows the table holds now (committed snapshots only); none before its first commit. */
     Map<SpendingKey, Totals> committedRows() {
       return SpendingTableReader.read(catalog, TableIdentifier.of("analytics", table)).rows();
