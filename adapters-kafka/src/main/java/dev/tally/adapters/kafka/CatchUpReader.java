@@ -1,5 +1,6 @@
 package dev.tally.adapters.kafka;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,11 +22,18 @@ final class CatchUpReader<T> implements SourceReader<T, KafkaPartitionSplit> {
 
   private final SourceReader<T, KafkaPartitionSplit> delegate;
   private final ReaderPartitions partitions;
+  private final boolean bounded;
 
-  /** Created on the task's thread, as Flink creates readers, before any watermark generator. */
-  CatchUpReader(SourceReader<T, KafkaPartitionSplit> delegate, LogEndProbe probe) {
+  /**
+   * Created on the task's thread, as Flink creates readers, before any watermark generator.
+   *
+   * @param bounded whether the source is bounded: then a split without a stopping offset (restored
+   *     from a streaming job's state) stops at its partition's end, see {@link #stopping}
+   */
+  CatchUpReader(SourceReader<T, KafkaPartitionSplit> delegate, LogEndProbe probe, boolean bounded) {
     this.delegate = delegate;
     this.partitions = new ReaderPartitions(probe);
+    this.bounded = bounded;
     partitions.attachToThread();
   }
 
@@ -51,8 +59,35 @@ final class CatchUpReader<T> implements SourceReader<T, KafkaPartitionSplit> {
 
   @Override
   public void addSplits(List<KafkaPartitionSplit> splits) {
-    splits.forEach(partitions::assigned);
-    delegate.addSplits(splits);
+    List<KafkaPartitionSplit> added = bounded ? stopping(splits) : splits;
+    added.forEach(partitions::assigned);
+    delegate.addSplits(added);
+  }
+
+  /**
+   * The splits of a bounded source, each with a stopping offset. The bounded enumerator gives every
+   * split it assigns one; a split restored from a streaming job's state has none, and the
+   * connector's reader would read it for ever. Such a split stops at its partition's end when the
+   * reader takes it ({@link KafkaPartitionSplit#LATEST_OFFSET}, which the connector's split reader
+   * resolves then), as a bounded start does. That marker is deprecated in the connector (5.0.0),
+   * whose enumerator now resolves "latest" itself, but its split reader still resolves it, and only
+   * a reader can stop a split the enumerator never sees again; {@code
+   * ExactlyOnceIT#aStreamingJobResumedBoundedEndsByItself} holds it to that. Its end is resolved
+   * anew whenever the split is added, so after a failover such a run may read what arrived since.
+   */
+  @SuppressWarnings("deprecation")
+  static List<KafkaPartitionSplit> stopping(List<KafkaPartitionSplit> splits) {
+    List<KafkaPartitionSplit> stopping = new ArrayList<>(splits.size());
+    for (KafkaPartitionSplit split : splits) {
+      stopping.add(
+          split.getStoppingOffset().isPresent()
+              ? split
+              : new KafkaPartitionSplit(
+                  split.getTopicPartition(),
+                  split.getStartingOffset(),
+                  KafkaPartitionSplit.LATEST_OFFSET));
+    }
+    return stopping;
   }
 
   @Override

@@ -23,7 +23,9 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  *       "no more splits" only once a discovery found new partitions; a restored one (a savepoint, a
  *       retained checkpoint, a JobManager failover) finds every partition already in its state, so
  *       its readers read to their stopping offsets and then wait forever (FLINK-31006). {@link
- *       EndingSplitEnumerator} sends that signal itself in exactly that case.
+ *       EndingSplitEnumerator} sends that signal itself in exactly that case. Splits restored from
+ *       a streaming job's state have no stopping offset; its readers give them the partition's end
+ *       ({@link CatchUpReader#stopping}).
  * </ul>
  *
  * Splits, state and its serializers are the connector's, unchanged, so savepoints move freely
@@ -51,7 +53,9 @@ final class TallyKafkaSource<T>
       throws Exception {
     String clientId = probe.groupId() + "-log-end-probe-" + readerContext.getIndexOfSubtask();
     return new CatchUpReader<>(
-        delegate.createReader(readerContext), new LogEndProbe(probe, "tally-" + clientId));
+        delegate.createReader(readerContext),
+        new LogEndProbe(probe, "tally-" + clientId),
+        bounded());
   }
 
   @Override

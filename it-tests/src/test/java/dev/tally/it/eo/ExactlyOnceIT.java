@@ -147,6 +147,12 @@ class ExactlyOnceIT {
   }
 
   @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aStreamingJobResumedBoundedEndsByItself() throws Exception {
+    check(Scenario.STREAMING_RESUMED_BOUNDED);
+  }
+
+  @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void aBoundedBackfillFailingOverNearItsEnd() throws Exception {
     check(Scenario.BOUNDED_FAILOVER_AT_END);

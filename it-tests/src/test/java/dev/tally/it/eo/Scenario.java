@@ -238,6 +238,28 @@ enum Scenario {
   },
 
   /**
+   * (8b) A streaming job stopped with a savepoint and resumed bounded (a backfill of the rest of
+   * the topic from a streaming job's state): its restored splits carry no stopping offset, and the
+   * resumed job must still end by itself, at the partitions' ends.
+   */
+  STREAMING_RESUMED_BOUNDED {
+    @Override
+    void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
+      long at = 1 + random.nextInt(3);
+      JobID first = run.submit(2, null, Fault.paced(), STREAMING_SOURCE);
+      check(run.awaitCheckpoints(first, at), "the streaming job runs at checkpoint " + at);
+      String savepoint = run.stopWithSavepoint(first);
+      JobID resumed = run.submit(2, savepoint, null, BOUNDED_SOURCE);
+      run.finishByDrain(resumed); // a bounded job: waits for it to end FINISHED by itself
+      check(run.restoredCheckpoints(resumed) == 1, "the resumed job started from the savepoint");
+      notes
+          .append("streaming, stopped with a savepoint after checkpoint ")
+          .append(at)
+          .append(", resumed bounded, ended by itself");
+    }
+  },
+
+  /**
    * (9) A bounded run (a backfill) whose task throws among the last thousand records of a source
    * subtask, so that the restored job reads the rest and ends soon after the failover, often before
    * its first checkpoint: the path where Iceberg's stateless pre-commit aggregator labelled the
@@ -312,6 +334,8 @@ enum Scenario {
   /** The override that makes a scenario's jobs bounded whatever {@code tally.eo.bounded} says. */
   private static final String BOUNDED_SOURCE = "kafka.source.bounded=true";
 
+  /** The override that makes a scenario's job streaming whatever {@code tally.eo.bounded} says. */
+  private static final String STREAMING_SOURCE = "kafka.source.bounded=false";
 
   /**
    * For a job a scenario stops with a savepoint: {@link Fault#paced()} when the harness runs
