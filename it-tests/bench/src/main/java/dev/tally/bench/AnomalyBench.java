@@ -9,6 +9,7 @@ import dev.tally.it.anomaly.SqlAnomalyOracle;
 import dev.tally.it.anomaly.TransactionKey;
 import dev.tally.stack.FlinkRestClient;
 import dev.tally.stack.LocalStack;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -180,7 +181,8 @@ final class AnomalyBench {
   }
 
   private Result result(
-      String name, JobRuns.Finished run, CheckpointWatch watch, BenchContext context, Check check) {
+      String name, JobRuns.Finished run, CheckpointWatch watch, BenchContext context, Check check)
+      throws IOException {
     List<FlinkRestClient.Checkpoint> checkpoints = watch.checkpoints();
     String status;
     String note;
@@ -206,6 +208,7 @@ final class AnomalyBench {
       status = wrong == null ? "ok" : "wrong";
       note = wrong == null ? "the table equals its oracle row for row" : wrong;
     }
+    run.writeThreadCpu(name, records);
     Result r =
         new Result(
             new LegResult(

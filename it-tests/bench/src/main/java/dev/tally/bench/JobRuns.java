@@ -119,14 +119,19 @@ final class JobRuns {
      * The leg's result with this run's measurements, checked against the workload; the job's CPU
      * time by thread group goes to {@code thread-cpu.md} next to its log.
      */
-    LegResult result(String name, BenchContext context, IcebergStats table, long expectedRows)
-        throws IOException {
+    /** The job's CPU time by thread group, per record, to {@code thread-cpu.md} next to its log. */
+    void writeThreadCpu(String name, long records) throws IOException {
       Files.writeString(
           log.resolveSibling("thread-cpu.md"),
           "CPU time of the "
               + name
               + " leg's job JVM by thread, at its last sample before exit (docs/benchmarks.md):\n\n"
-              + process.threads().markdown(table.transactions()));
+              + process.threads().markdown(records));
+    }
+
+    LegResult result(String name, BenchContext context, IcebergStats table, long expectedRows)
+        throws IOException {
+      writeThreadCpu(name, table.transactions());
       boolean right =
           table.transactions() == context.events()
               && table.amountSum() == context.expectedAmountSum()
