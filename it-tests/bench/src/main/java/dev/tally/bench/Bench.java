@@ -25,6 +25,8 @@ import picocli.CommandLine.Mixin;
  * ./bench.sh [throughput] [--events 5000000] [--parallelism 2] [--legs ceiling,tally,sql,sql-same] ...
  * ./bench.sh freshness [--rate 20000] [--duration 180s] [--window 10s] [--checkpoint-interval 10s]
  * ./bench.sh backpressure [--rate 10000] [--throttle 2000] [--duration 90s]
+ * ./bench.sh anomalies [--users 100000] [--days 10] [--time-limit 15m]
+ * ./bench.sh anomaly-latency [--rate 20000] [--duration 180s] [--checkpoint-interval 10s]
  * </pre>
  *
  * Results go to {@code target/bench/} (JSON, Markdown, PNG) and standard output. Without a mode it
@@ -33,7 +35,13 @@ import picocli.CommandLine.Mixin;
 @Command(
     name = "bench.sh",
     description = "Tally's benchmark on the local stack; throughput when no mode is given.",
-    subcommands = {Bench.Throughput.class, Bench.FreshnessMode.class, Bench.BackpressureMode.class})
+    subcommands = {
+      Bench.Throughput.class,
+      Bench.FreshnessMode.class,
+      Bench.BackpressureMode.class,
+      Bench.AnomaliesMode.class,
+      Bench.AnomalyLatencyMode.class
+    })
 public final class Bench implements Callable<Integer> {
   @Mixin private HelpOption help;
 
@@ -137,6 +145,44 @@ public final class Bench implements Callable<Integer> {
     public Integer call() throws Exception {
       Directories dirs = directories("backpressure");
       new Backpressure(options, dirs.out(), dirs.work()).run();
+      return 0;
+    }
+  }
+
+  /** Tally's anomaly rule against the SQL {@code OVER} form, on days of preloaded event time. */
+  @Command(
+      name = "anomalies",
+      description =
+          "Anomalies: Tally against the SQL OVER form on preloaded days of event time (events/s,"
+              + " CPU, state and checkpoint sizes, each output against its oracle).")
+  static final class AnomaliesMode implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
+    @Mixin private BenchOptions options;
+
+    @Override
+    public Integer call() throws Exception {
+      Directories dirs = directories("anomalies");
+      new AnomalyBench(options, dirs.out(), dirs.work()).run();
+      return 0;
+    }
+  }
+
+  /** Anomaly alert latency, live, exactly once and at least once. */
+  @Command(
+      name = "anomaly-latency",
+      description =
+          "Anomaly alerts: spike sent to alert visible to a read_committed consumer, live, with"
+              + " exactly-once and at-least-once delivery (p50, p99).")
+  static final class AnomalyLatencyMode implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
+    @Mixin private BenchOptions options;
+
+    @Override
+    public Integer call() throws Exception {
+      Directories dirs = directories("anomaly-latency");
+      new AnomalyLatency(options, dirs.out(), dirs.work()).run();
       return 0;
     }
   }

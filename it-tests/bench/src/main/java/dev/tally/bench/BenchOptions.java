@@ -143,6 +143,32 @@ final class BenchOptions {
   int throttle;
 
   @Option(
+      names = "--days",
+      paramLabel = "N",
+      defaultValue = "10",
+      description = "anomalies: days of event time, at least 8 (default: ${DEFAULT-VALUE}).")
+  int days;
+
+  @Option(
+      names = "--per-key-per-day",
+      paramLabel = "N",
+      defaultValue = "4",
+      description =
+          "anomalies: mean transactions a day of each user's one currency (default:"
+              + " ${DEFAULT-VALUE}).")
+  int perKeyPerDay;
+
+  @Option(
+      names = "--time-limit",
+      paramLabel = "DURATION",
+      defaultValue = "15m",
+      converter = DurationConverter.class,
+      description =
+          "anomalies: a leg's job still running after this is stopped and reported unfinished"
+              + " (default: ${DEFAULT-VALUE}).")
+  Duration timeLimit;
+
+  @Option(
       names = "--jfr",
       description = "throughput: a Java Flight Recording of each job leg (<leg>/<leg>.jfr).")
   boolean jfr;

@@ -73,13 +73,23 @@ final class JobRuns {
    */
   static Finished runToEnd(ProcessBuilder job, FlinkRestClient rest, Path log)
       throws IOException, InterruptedException {
+    return runToEnd(job, rest, log, JobWatch.NONE);
+  }
+
+  /** {@link #runToEnd(ProcessBuilder, FlinkRestClient, Path)}, {@code watch} following the job. */
+  static Finished runToEnd(ProcessBuilder job, FlinkRestClient rest, Path log, JobWatch watch)
+      throws IOException, InterruptedException {
     MeasuredProcess process = MeasuredProcess.start(job);
     Optional<Long> submitted = Optional.empty();
     while (process.isAlive() && submitted.isEmpty()) {
       submitted = rest.onlyJob().map(FlinkRestClient.JobOverview::startTime);
       Thread.sleep(100);
     }
+    Thread watching = new Thread(() -> watch.follow(rest, process), "job-watch");
+    watching.setDaemon(true);
+    watching.start();
     int exit = process.await(Duration.ofHours(2));
+    watching.join();
     double processing =
         submitted
             .map(start -> (process.exitedEpochMillis() - start) / 1e3)
@@ -109,14 +119,19 @@ final class JobRuns {
      * The leg's result with this run's measurements, checked against the workload; the job's CPU
      * time by thread group goes to {@code thread-cpu.md} next to its log.
      */
-    LegResult result(String name, BenchContext context, IcebergStats table, long expectedRows)
-        throws IOException {
+    /** The job's CPU time by thread group, per record, to {@code thread-cpu.md} next to its log. */
+    void writeThreadCpu(String name, long records) throws IOException {
       Files.writeString(
           log.resolveSibling("thread-cpu.md"),
           "CPU time of the "
               + name
               + " leg's job JVM by thread, at its last sample before exit (docs/benchmarks.md):\n\n"
-              + process.threads().markdown(table.transactions()));
+              + process.threads().markdown(records));
+    }
+
+    LegResult result(String name, BenchContext context, IcebergStats table, long expectedRows)
+        throws IOException {
+      writeThreadCpu(name, table.transactions());
       boolean right =
           table.transactions() == context.events()
               && table.amountSum() == context.expectedAmountSum()
@@ -161,6 +176,19 @@ final class JobRuns {
       List<String> overrides,
       Map<String, String> environment)
       throws IOException, InterruptedException {
+    return runLeg(context, leg, table, leading, overrides, environment, JobWatch.NONE);
+  }
+
+  /** {@link #runLeg(BenchContext, String, String, List, List, Map)}, {@code watch} following it. */
+  static Finished runLeg(
+      BenchContext context,
+      String leg,
+      String table,
+      List<String> leading,
+      List<String> overrides,
+      Map<String, String> environment,
+      JobWatch watch)
+      throws IOException, InterruptedException {
     Path dir = Files.createDirectories(context.work().resolve(leg));
     Path config =
         writeConfig(
@@ -179,7 +207,7 @@ final class JobRuns {
             .jvmOptions(jfrOptions(context, dir, leg))
             .process(log);
     try {
-      return runToEnd(process, FlinkRestClient.onLoopback(webPort), log);
+      return runToEnd(process, FlinkRestClient.onLoopback(webPort), log, watch);
     } finally {
       deleteJobTemp(dir);
     }

@@ -5,7 +5,8 @@ package dev.tally.bench;
  * wrong keeps its figures but is marked, so a fast but wrong run cannot look good.
  *
  * @param status {@code ok}, {@code wrong} (finished, but the output does not match the
- *     expectation), {@code failed} (did not finish) or {@code skipped}
+ *     expectation), {@code failed} (did not finish), {@code unfinished} (stopped at a time limit)
+ *     or {@code skipped}
  * @param note how the result was checked, or why the leg was skipped or failed
  * @param records records read (for the jobs: counted in the output table)
  * @param processingSeconds wall time of processing, as the leg defines it (see docs)

@@ -1,7 +1,12 @@
 package dev.tally.bench;
 
+import dev.tally.it.oracle.Input;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -31,24 +36,44 @@ final class Preloader {
     return new KafkaProducer<>(props);
   }
 
+  /**
+   * Sends a dataset's records, each to its own partition with its own timestamp, in order, and
+   * flushes; returns the records sent.
+   */
+  static long preload(String bootstrap, String topic, List<Input> inputs) {
+    return send(
+        bootstrap,
+        topic,
+        inputs.stream()
+            .map(i -> new ProducerRecord<>(topic, i.partition(), i.timestamp(), i.key(), i.value()))
+            .iterator());
+  }
+
   /** Sends the whole workload and flushes; returns the records sent. */
   static long preload(String bootstrap, String topic, Workload workload) {
+    return send(
+        bootstrap,
+        topic,
+        Stream.generate(workload::next)
+            .takeWhile(Objects::nonNull)
+            .map(e -> new ProducerRecord<>(topic, e.key(), e.value()))
+            .iterator());
+  }
+
+  private static long send(
+      String bootstrap, String topic, Iterator<ProducerRecord<byte[], byte[]>> records) {
     AtomicReference<Exception> failure = new AtomicReference<>();
     long sent = 0;
     try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap, 50)) {
-      Workload.Event event;
-      while ((event = workload.next()) != null) {
+      while (records.hasNext() && failure.get() == null) {
         producer.send(
-            new ProducerRecord<>(topic, event.key(), event.value()),
+            records.next(),
             (metadata, e) -> {
               if (e != null) {
                 failure.compareAndSet(null, e);
               }
             });
         sent++;
-        if (failure.get() != null) {
-          break;
-        }
       }
       producer.flush();
     }

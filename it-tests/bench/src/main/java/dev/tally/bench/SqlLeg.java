@@ -111,8 +111,13 @@ final class SqlLeg implements Leg {
     return env;
   }
 
-  /** The script, beside the seed's ({@code tally.sql.script}). */
+  /** The script, beside the seed's. */
   private Path script() {
+    return beside(scriptFile);
+  }
+
+  /** The script of that name beside the seed's ({@code tally.sql.script}), in examples/sql. */
+  static Path beside(String scriptFile) {
     return Path.of(System.getProperty("tally.sql.script", "examples/sql/seed-pipeline.sql"))
         .toAbsolutePath()
         .normalize()

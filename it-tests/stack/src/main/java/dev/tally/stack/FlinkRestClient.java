@@ -228,17 +228,31 @@ public final class FlinkRestClient {
    * @param name the display name, for people only
    * @param parallelism its subtasks
    * @param tasks how many subtasks are in each execution state
+   * @param metrics its subtasks' record counters, summed
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record Vertex(String id, String name, int parallelism, Map<String, Integer> tasks) {}
+  public record Vertex(
+      String id, String name, int parallelism, Map<String, Integer> tasks, IoMetrics metrics) {}
+
+  /**
+   * @param readRecords records the vertex's subtasks received from upstream vertices
+   * @param writeRecords records they sent downstream
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record IoMetrics(
+      @JsonProperty("read-records") long readRecords,
+      @JsonProperty("write-records") long writeRecords) {}
 
   /**
    * @param counts how many checkpoints completed, failed, were restored from, ...
    * @param summary statistics of the completed checkpoints, by measure ({@code end_to_end_duration}
    *     in ms, {@code persisted_data} in bytes, ...)
+   * @param latest the latest completed checkpoint, if any
+   * @param history the most recent checkpoints, newest first (Flink keeps a bounded number)
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record CheckpointStatistics(Counts counts, Map<String, Statistics> summary) {
+  public record CheckpointStatistics(
+      Counts counts, Map<String, Statistics> summary, Latest latest, List<Checkpoint> history) {
 
     /** The statistics of one measure, or none if Flink reported none. */
     public Optional<Statistics> of(String measure) {
@@ -253,6 +267,31 @@ public final class FlinkRestClient {
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Counts(long completed, long failed, long restored) {}
+
+  /**
+   * @param completed the latest completed checkpoint, {@code null} before the first
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Latest(Checkpoint completed) {}
+
+  /**
+   * One checkpoint's figures. With incremental RocksDB checkpoints the two sizes differ: {@code
+   * stateSize} is the whole state the checkpoint consists of, {@code checkpointedSize} what this
+   * checkpoint uploaded.
+   *
+   * @param status {@code COMPLETED}, {@code IN_PROGRESS} or {@code FAILED}
+   * @param stateSize bytes of state the checkpoint refers to
+   * @param checkpointedSize bytes this checkpoint wrote
+   * @param endToEndDuration milliseconds from trigger to the last acknowledgement
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Checkpoint(
+      long id,
+      String status,
+      @JsonProperty("is_savepoint") boolean savepoint,
+      @JsonProperty("state_size") long stateSize,
+      @JsonProperty("checkpointed_size") long checkpointedSize,
+      @JsonProperty("end_to_end_duration") long endToEndDuration) {}
 
   /** One measure's minimum, maximum, average and percentiles over the completed checkpoints. */
   @JsonIgnoreProperties(ignoreUnknown = true)

@@ -1,7 +1,5 @@
 package dev.tally.it.anomaly;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -30,7 +28,11 @@ public final class AnomalyTableReader {
 
   private AnomalyTableReader() {}
 
-  /** The table's current rows by (user, transaction id); asserts one row per identifier. */
+  /**
+   * The table's current rows by (user, transaction id).
+   *
+   * @throws IllegalStateException when an identifier has two rows: a doubled anomaly
+   */
   public static Map<TransactionKey, Anomaly> read(Catalog catalog, TableIdentifier id) {
     Map<TransactionKey, Anomaly> rows = new TreeMap<>();
     for (AnomalyReport r : scan(catalog.loadTable(id))) {
@@ -46,7 +48,9 @@ public final class AnomalyTableReader {
               r.baselineMeanCents().doubleValue(),
               r.baselineStddevCents().doubleValue(),
               r.score());
-      assertThat(rows.put(a.id(), a)).as("one row per identifier in %s: %s", id, a.id()).isNull();
+      if (rows.put(a.id(), a) != null) {
+        throw new IllegalStateException("two rows of one identifier in " + id + ": " + a.id());
+      }
     }
     return rows;
   }
