@@ -24,7 +24,7 @@ import picocli.CommandLine.Mixin;
  * <pre>
  * ./bench.sh [throughput] [--events 5000000] [--parallelism 2] [--legs ceiling,tally,sql,sql-same] ...
  * ./bench.sh freshness [--rate 20000] [--duration 180s] [--window 10s] [--checkpoint-interval 10s]
- * ./bench.sh backpressure [--rate 10000] [--throttle 2000] [--duration 90s]
+ * ./bench.sh backpressure [--fault writer|store] [--modes aligned,unaligned,...] [--duration 180s]
  * ./bench.sh anomalies [--users 100000] [--days 10] [--time-limit 15m]
  * ./bench.sh anomaly-latency [--rate 20000] [--duration 180s] [--checkpoint-interval 10s]
  * </pre>
@@ -132,10 +132,12 @@ public final class Bench implements Callable<Integer> {
     }
   }
 
-  /** Checkpoint durations with a throttled sink, aligned and unaligned. */
+  /** Checkpoint durations per checkpoint mode, with slow writers or a slow object store. */
   @Command(
       name = "backpressure",
-      description = "Checkpoints under backpressure: a throttled sink, aligned vs unaligned.")
+      description =
+          "Checkpoints under backpressure per checkpoint mode: slow writers or a slow object"
+              + " store.")
   static final class BackpressureMode implements Callable<Integer> {
     @Mixin private HelpOption help;
 

@@ -139,7 +139,8 @@ final class BenchOptions {
       defaultValue = "1500",
       converter = IntCount.class,
       description =
-          "backpressure: rows per second each sink subtask lets through (default: ${DEFAULT-VALUE}).")
+          "backpressure, --fault writer: rows per second each spending writer subtask takes in"
+              + " (default: ${DEFAULT-VALUE}).")
   int throttle;
 
   @Option(
@@ -167,6 +168,41 @@ final class BenchOptions {
           "anomalies: a leg's job still running after this is stopped and reported unfinished"
               + " (default: ${DEFAULT-VALUE}).")
   Duration timeLimit;
+
+  @Option(
+      names = "--fault",
+      paramLabel = "FAULT",
+      defaultValue = "writer",
+      converter = Backpressure.Fault.Converter.class,
+      description =
+          "backpressure: what is slow, writer (the Iceberg writers' own tasks) or store (every"
+              + " request to the object store, through a latency proxy) (default:"
+              + " ${DEFAULT-VALUE}).")
+  Backpressure.Fault fault;
+
+  @Option(
+      names = "--store-latency",
+      paramLabel = "DURATION",
+      defaultValue = "200ms",
+      converter = DurationConverter.class,
+      description =
+          "backpressure, --fault store: latency added to each request to the object store"
+              + " (default: ${DEFAULT-VALUE}).")
+  Duration storeLatency;
+
+  @Option(
+      names = "--modes",
+      paramLabel = "MODE",
+      split = ",",
+      defaultValue =
+          "aligned,aligned-debloat,unaligned-blocking-timers,unaligned,unaligned-debloat,defaults",
+      converter = Backpressure.Mode.Converter.class,
+      description =
+          "backpressure: the checkpoint modes to run, in order, of aligned, aligned-debloat,"
+              + " unaligned-blocking-timers, unaligned, unaligned-debloat, aligned-timeout-5s,"
+              + " defaults (Tally's own)"
+              + " (default: ${DEFAULT-VALUE}).")
+  List<Backpressure.Mode> modes;
 
   @Option(
       names = "--jfr",

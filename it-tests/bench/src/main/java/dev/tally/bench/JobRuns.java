@@ -36,7 +36,20 @@ final class JobRuns {
    */
   static Path writeConfig(
       Path dir, LocalStack stack, String topic, String table, int parallelism, Duration interval) {
-    return TallyYaml.builder(stack.tallyServices())
+    return writeConfig(dir, stack.tallyServices(), topic, table, parallelism, interval);
+  }
+
+  /**
+   * As {@link #writeConfig(Path, LocalStack, String, String, int, Duration)}, on other services.
+   */
+  static Path writeConfig(
+      Path dir,
+      TallyYaml.Services services,
+      String topic,
+      String table,
+      int parallelism,
+      Duration interval) {
+    return TallyYaml.builder(services)
         .topic(topic)
         .groupId("tally-bench-" + table)
         .transactionalIdPrefix("tally-bench-" + table)

@@ -21,10 +21,29 @@ final class LiveTraffic implements Runnable {
   private volatile boolean running = true;
 
   LiveTraffic(String bootstrap, String topic, int rate, long seed, int users, double zipf) {
+    this(bootstrap, topic, rate, seed, users, zipf, Long.MAX_VALUE);
+  }
+
+  /**
+   * Traffic whose expected rows ({@link #expectedRows}) count windows of {@code windowMillis},
+   * aligned to the epoch as the job aligns them.
+   */
+  LiveTraffic(
+      String bootstrap,
+      String topic,
+      int rate,
+      long seed,
+      int users,
+      double zipf,
+      long windowMillis) {
     this.bootstrap = bootstrap;
     this.topic = topic;
     this.rate = rate;
-    this.workload = new Workload(seed, users, zipf, Long.MAX_VALUE, 0, 1, Long.MAX_VALUE);
+    long first =
+        windowMillis == Long.MAX_VALUE
+            ? 0
+            : System.currentTimeMillis() / windowMillis * windowMillis;
+    this.workload = new Workload(seed, users, zipf, Long.MAX_VALUE, first, 1, windowMillis);
   }
 
   @Override
@@ -60,6 +79,19 @@ final class LiveTraffic implements Runnable {
 
   long produced() {
     return produced.get();
+  }
+
+  /**
+   * Distinct (user, currency, window) rows of what was produced: the rows of the table once every
+   * window is closed. Read it after the producing thread has ended.
+   */
+  long expectedRows() {
+    return workload.expectedRows();
+  }
+
+  /** The exact sum of the amounts produced; read it after the producing thread has ended. */
+  long amountSum() {
+    return workload.amountSum();
   }
 
   Exception failure() {

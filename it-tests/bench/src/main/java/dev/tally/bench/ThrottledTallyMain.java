@@ -1,11 +1,5 @@
 package dev.tally.bench;
 
-import com.google.inject.Guice;
-import com.google.inject.Injector;
-import com.google.inject.Stage;
-import com.google.inject.util.Modules;
-import dev.tally.domain.spending.WindowedSpending;
-import dev.tally.ports.out.SpendingSink;
 import dev.tally.runtime.config.ConfigSource;
 import dev.tally.runtime.config.TallyConfig;
 import dev.tally.runtime.guice.TallyModules;
@@ -15,24 +9,26 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.transformations.SinkTransformation;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * Bench only: Tally's job with a slow spending sink, to see checkpoints under backpressure. The
- * same modules as {@code TallyMain} builds, with one binding overridden: the {@link SpendingSink}
- * port gets a rate limit in front of the real Iceberg sink. Production code knows nothing of it.
+ * Bench only: Tally's job, as {@code TallyMain --local} builds it, with slow spending writers, to
+ * see checkpoints under backpressure where it happens in production: downstream of the network
+ * exchange into Iceberg's writers, not in the aggregator's task. After the job's topology is built,
+ * the spending sink's transformation is swapped for one around {@link ThrottledWriterSink}; every
+ * operator keeps its uid and chaining. Production code knows nothing of it.
  *
  * <pre>
- * ThrottledTallyMain --rows-per-second N --local --web-port P --config tally.yaml [--set k=v]...
+ * ThrottledTallyMain [--writer-rows-per-second N --lifted-by FILE] [--flink key=value]...
+ *     --local --web-port P --config tally.yaml [--set k=v]...
  * </pre>
  *
  * It runs in the job's JVM, on the job jar and the Flink libraries, with the bench's classes and
@@ -41,17 +37,35 @@ import picocli.CommandLine.Option;
 @Command(
     name = "ThrottledTallyMain",
     description =
-        "Tally's job on a local MiniCluster with a rate limit in front of the Iceberg sink (bench"
-            + " only).")
+        "Tally's job on a local MiniCluster with rate-limited spending writers (bench only).")
 public final class ThrottledTallyMain implements Callable<Integer> {
+  /** The name of the operator whose output the spending sink takes (IcebergSpendingSink). */
+  private static final String SPENDING_ROWS = "Spending rows: insert or replace";
+
   @Mixin private HelpOption help;
 
   @Option(
-      names = "--rows-per-second",
-      required = true,
+      names = "--writer-rows-per-second",
       paramLabel = "ROWS",
-      description = "Rows per second each sink subtask lets through.")
+      defaultValue = "0",
+      description =
+          "Rows per second each spending writer subtask takes in; 0, the default, leaves them"
+              + " unthrottled.")
   private int rowsPerSecond;
+
+  @Option(
+      names = "--lifted-by",
+      paramLabel = "FILE",
+      defaultValue = "fault-lifted",
+      description = "The throttle ends once this file exists (default: ${DEFAULT-VALUE}).")
+  private Path liftedBy;
+
+  @Option(
+      names = "--flink",
+      paramLabel = "KEY=VALUE",
+      description =
+          "A Flink option set on the local cluster (e.g. network buffer debloating); repeatable.")
+  private List<String> flinkSettings = new ArrayList<>();
 
   @Option(
       names = "--config",
@@ -88,67 +102,70 @@ public final class ThrottledTallyMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     TallyConfig tally = TallyConfig.read(ConfigSource.load(config, overrides, System::getenv));
-    SpendingSink real = TallyModules.injector(tally).getInstance(SpendingSink.class);
-    Injector injector =
-        Guice.createInjector(
-            Stage.PRODUCTION,
-            Modules.override(TallyModules.of(tally))
-                .with(
-                    binder ->
-                        binder
-                            .bind(SpendingSink.class)
-                            .toInstance(new ThrottledSink(real, rowsPerSecond))));
-    TallyJob job = injector.getInstance(TallyJob.class);
+    TallyJob job = TallyModules.injector(tally).getInstance(TallyJob.class);
     Configuration flink = job.configuration();
     flink.set(RestOptions.PORT, webPort);
+    for (String setting : flinkSettings) {
+      int eq = setting.indexOf('=');
+      if (eq <= 0) {
+        throw new CommandLine.ParameterException(
+            new CommandLine(this), "--flink expects KEY=VALUE, not " + setting);
+      }
+      flink.setString(setting.substring(0, eq), setting.substring(eq + 1));
+    }
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(flink);
     job.attachTo(env);
+    if (rowsPerSecond > 0) {
+      throttleSpendingWriters(env);
+    }
     env.execute(tally.job().name());
     return 0;
   }
 
-  /** The real sink behind a per-subtask rate limit. */
-  private record ThrottledSink(SpendingSink delegate, int rowsPerSecond) implements SpendingSink {
-    @Override
-    public void attach(DataStream<WindowedSpending> aggregates) {
-      delegate.attach(
-          aggregates
-              .map(new Throttle(rowsPerSecond))
-              .uid("bench-sink-throttle")
-              .name("Bench: throttle to " + rowsPerSecond + " rows/s per subtask"));
+  /**
+   * Swaps the spending sink's transformation for one of the same uid, name and parallelism around
+   * {@link ThrottledWriterSink}: Flink then expands it as it would the real sink (Tally's shuffle,
+   * Iceberg's writers, pre-commit topology and committer), with slow writers.
+   */
+  private void throttleSpendingWriters(StreamExecutionEnvironment env) {
+    List<Transformation<?>> transformations = env.getTransformations();
+    int found = -1;
+    for (int i = 0; i < transformations.size(); i++) {
+      if (transformations.get(i) instanceof SinkTransformation<?, ?> sink
+          && SPENDING_ROWS.equals(sink.getInputs().get(0).getName())) {
+        if (found >= 0) {
+          throw new IllegalStateException("two sinks read \"" + SPENDING_ROWS + "\"");
+        }
+        found = i;
+      }
     }
+    if (found < 0) {
+      throw new IllegalStateException(
+          "no sink reads \"" + SPENDING_ROWS + "\": the spending sink's topology changed");
+    }
+    transformations.set(found, throttled((SinkTransformation<?, ?>) transformations.get(found)));
   }
 
-  /** Sleeps as needed so rows pass at most at the given rate: the sink's input backs up. */
-  static final class Throttle extends RichMapFunction<WindowedSpending, WindowedSpending> {
-    private static final long serialVersionUID = 1L;
-    private final int rowsPerSecond;
-    private transient long started;
-    private transient long passed;
-
-    Throttle(int rowsPerSecond) {
-      this.rowsPerSecond = rowsPerSecond;
+  private <I, O> SinkTransformation<I, O> throttled(SinkTransformation<I, O> real) {
+    SinkTransformation<I, O> slow =
+        new SinkTransformation<>(
+            real.getInputStream(),
+            ThrottledWriterSink.around(real.getSink(), rowsPerSecond, liftedBy),
+            real.getOutputType(),
+            real.getName(),
+            real.getParallelism(),
+            real.isParallelismConfigured(),
+            real.getSinkOperatorsUidHashes());
+    if (real.getUid() != null) {
+      slow.setUid(real.getUid());
     }
-
-    @Override
-    public void open(OpenContext context) {
-      started = System.nanoTime();
+    if (real.getMaxParallelism() > 0) {
+      slow.setMaxParallelism(real.getMaxParallelism());
     }
-
-    @Override
-    public WindowedSpending map(WindowedSpending row) throws InterruptedException {
-      passed++;
-      long due = started + passed * 1_000_000_000L / rowsPerSecond;
-      long wait = due - System.nanoTime();
-      if (wait > 0) {
-        Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
-      } else if (wait < -1_000_000_000L) {
-        // Idle time is not credit: after a quiet spell the limit applies again at once.
-        started = System.nanoTime();
-        passed = 0;
-      }
-      return row;
+    if (real.getChainingStrategy() != null) {
+      slow.setChainingStrategy(real.getChainingStrategy());
     }
+    return slow;
   }
 }

@@ -13,6 +13,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
@@ -24,8 +25,8 @@ import org.apache.flink.shaded.guava33.com.google.common.hash.Hashing;
 /**
  * The one reader of Flink's REST API (a session cluster's JobManager or a local job's web UI): each
  * answer read by Jackson into a record holding the fields Tally's tools use; fields Flink adds are
- * ignored. Every call is one GET; a failure to connect or an answer other than 200 throws a {@link
- * StackException}.
+ * ignored. Every call is one GET, but {@link #stopWithDrain}, one POST; a failure to connect or an
+ * answer other than 200 (202 for the POST) throws a {@link StackException}.
  */
 public final class FlinkRestClient {
 
@@ -126,6 +127,50 @@ public final class FlinkRestClient {
     List<Watermark> marks = watermarks(jobId, vertexIdOfUid(uid));
     long lowest = marks.stream().mapToLong(Watermark::value).min().orElse(Long.MIN_VALUE);
     return lowest < 0 ? Optional.empty() : Optional.of(lowest);
+  }
+
+  /**
+   * {@code POST /jobs/:id/stop} with {@code drain}: the sources emit the final watermark, which
+   * closes every window, and the job ends after a savepoint into {@code directory} that commits the
+   * rest. Returns once Flink has accepted the request; the job finishes later.
+   *
+   * @return the id of Flink's savepoint trigger
+   */
+  public String stopWithDrain(String jobId, Path directory) {
+    String path = "/jobs/" + jobId + "/stop";
+    String body;
+    try {
+      body =
+          JSON.writeValueAsString(
+              Map.of("drain", true, "targetDirectory", directory.toUri().toString()));
+    } catch (JsonProcessingException e) {
+      throw new StackException("cannot write the stop request", e);
+    }
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(address + path))
+            .timeout(REQUEST_TIMEOUT)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build();
+    try {
+      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 202 && response.statusCode() != 200) {
+        throw new StackException(
+            "POST "
+                + address
+                + path
+                + " answered "
+                + response.statusCode()
+                + ": "
+                + response.body());
+      }
+      return JSON.readTree(response.body()).path("request-id").asText();
+    } catch (IOException e) {
+      throw new UncheckedIOException("POST " + address + path, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StackException("interrupted during POST " + address + path, e);
+    }
   }
 
   /** The answer to {@code GET path} as text: for a file kept beside a measurement. */

@@ -22,6 +22,8 @@ import org.apache.flink.core.execution.CheckpointingMode;
  * @param unaligned see {@link #UNALIGNED}: barriers overtake in-flight data, so backpressure does
  *     not stall them
  * @param alignedTimeout see {@link #ALIGNED_TIMEOUT}
+ * @param interruptibleTimers see {@link #INTERRUPTIBLE_TIMERS}: a barrier need not wait for every
+ *     row a window end emits
  * @param tolerableFailures see {@link #TOLERABLE_FAILURES}: before the job fails over
  * @param retention see {@link #RETENTION}
  */
@@ -32,6 +34,7 @@ public record CheckpointConfig(
     int maxConcurrent,
     boolean unaligned,
     Duration alignedTimeout,
+    boolean interruptibleTimers,
     int tolerableFailures,
     ExternalizedCheckpointRetention retention) {
 
@@ -81,6 +84,22 @@ public record CheckpointConfig(
           .description(
               "Aligned phase before switching to unaligned; 0 is unaligned from the start.");
 
+  /**
+   * Whether an unaligned checkpoint may start between two timers of one watermark. A window end
+   * fires one timer per user with a window in it, all under one watermark; when the writers are
+   * slow, emitting those rows blocks the aggregator's task until they are all out, and no barrier,
+   * aligned or not, passes that task before. Interruptible, the task takes the checkpoint between
+   * two timers. Results never depend on it: the watermark, hence every lateness verdict, is the
+   * same before and after, and the timers not yet fired are in the checkpoint.
+   */
+  public static final ConfigKey<Boolean> INTERRUPTIBLE_TIMERS =
+      ConfigKey.bool("checkpoints.interruptible-timers")
+          .defaultValue(true)
+          .description(
+              "With unaligned checkpoints, take a checkpoint between the timers a window end fires"
+                  + " instead of after the last; without it, slow writers hold every barrier until"
+                  + " the window's rows are out.");
+
   /** Tolerated consecutive checkpoint failures. */
   public static final ConfigKey<Integer> TOLERABLE_FAILURES =
       ConfigKey.integer("checkpoints.tolerable-failures")
@@ -121,6 +140,7 @@ public record CheckpointConfig(
     int maxConcurrent = r.get(MAX_CONCURRENT);
     boolean unaligned = r.get(UNALIGNED);
     Duration alignedTimeout = r.get(ALIGNED_TIMEOUT);
+    boolean interruptibleTimers = r.get(INTERRUPTIBLE_TIMERS);
     int tolerableFailures = r.get(TOLERABLE_FAILURES);
     ExternalizedCheckpointRetention retention = r.get(RETENTION);
     return r.build(
@@ -133,6 +153,7 @@ public record CheckpointConfig(
                 maxConcurrent,
                 unaligned,
                 alignedTimeout,
+                interruptibleTimers,
                 tolerableFailures,
                 retention));
   }
@@ -146,6 +167,7 @@ public record CheckpointConfig(
     flink.set(CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS, maxConcurrent);
     flink.set(CheckpointingOptions.ENABLE_UNALIGNED, unaligned);
     flink.set(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT, alignedTimeout);
+    flink.set(CheckpointingOptions.ENABLE_UNALIGNED_INTERRUPTIBLE_TIMERS, interruptibleTimers);
     flink.set(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER, tolerableFailures);
     flink.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, retention);
   }

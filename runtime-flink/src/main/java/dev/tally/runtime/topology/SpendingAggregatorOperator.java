@@ -54,6 +54,18 @@ final class SpendingAggregatorOperator
     this.writeBackUsers = writeBackUsers;
   }
 
+  /**
+   * Timers may be split across mailbox turns ({@code checkpoints.interruptible-timers}): a window
+   * end fires a timer per user, and when the output backs up, a checkpoint barrier would otherwise
+   * wait until the last of them has emitted its row. Safe here: a timer reads and writes only its
+   * own key's state, through the same write-back as an element, and every verdict depends on the
+   * watermark, which Flink has already advanced before the first timer fires.
+   */
+  @Override
+  public boolean useSplittableTimers() {
+    return true;
+  }
+
   @Override
   public void open() throws Exception {
     aggregator.writeBackUpTo(writeBackUsers);

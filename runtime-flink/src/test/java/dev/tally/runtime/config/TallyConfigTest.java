@@ -117,6 +117,7 @@ class TallyConfigTest {
                 1,
                 true,
                 Duration.ofSeconds(5),
+                true,
                 3,
                 ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION));
     assertThat(config.restart())
@@ -196,6 +197,7 @@ class TallyConfigTest {
               max-concurrent: 2
               unaligned: false
               aligned-timeout: 0s
+              interruptible-timers: false
               tolerable-failures: 5
               retention: delete-on-cancellation
             restart:
@@ -303,6 +305,7 @@ class TallyConfigTest {
                 2,
                 false,
                 Duration.ZERO,
+                false,
                 5,
                 ExternalizedCheckpointRetention.DELETE_ON_CANCELLATION));
     assertThat(config.restart())

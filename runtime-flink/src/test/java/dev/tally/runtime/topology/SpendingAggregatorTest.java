@@ -15,10 +15,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.tasks.mailbox.Mail;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,6 +60,28 @@ class SpendingAggregatorTest {
             new SpendingAggregatorOperator(new SpendingAggregator(settings), writeBackUsers),
             new SpendingTopology.ByUser(),
             Types.STRING);
+    if (snapshot != null) {
+      h.initializeState(snapshot);
+    }
+    h.open();
+    return h;
+  }
+
+  /**
+   * A harness as the job runs the operator with unaligned checkpoints and interruptible timers
+   * ({@code checkpoints.interruptible-timers}), restored from {@code snapshot} unless it is null.
+   */
+  private KeyedOneInputStreamOperatorTestHarness<String, SourcedTransaction, WindowedSpending>
+      interruptibleHarness(OperatorSubtaskState snapshot) throws Exception {
+    KeyedOneInputStreamOperatorTestHarness<String, SourcedTransaction, WindowedSpending> h =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new SpendingAggregatorOperator(
+                new SpendingAggregator(AggregationSettings.defaults()), writeBackUsers),
+            new SpendingTopology.ByUser(),
+            Types.STRING);
+    h.getStreamConfig().setCheckpointingEnabled(true);
+    h.getStreamConfig().setUnalignedCheckpointsEnabled(true);
+    h.getStreamConfig().setUnalignedCheckpointsSplittableTimersEnabled(true);
     if (snapshot != null) {
       h.initializeState(snapshot);
     }
@@ -157,6 +181,40 @@ class SpendingAggregatorTest {
             "alice/EUR@2026-11-29T10:00:00Z=70#2",
             "alice/USD@2026-11-29T10:00:00Z=7#1",
             "bob/EUR@2026-11-29T10:00:00Z=5#1");
+    assertThat(rejections()).isEmpty();
+  }
+
+  /**
+   * A window end fires one timer per user. With interruptible timers the task turns to its mailbox
+   * (where a checkpoint waits) after each, instead of after the last: so a barrier need not wait
+   * for every row of the window, and a checkpoint taken in between, restored, emits the rest, every
+   * row once.
+   */
+  @Test
+  void aCheckpointBetweenTheTimersOfOneWindowEndLeavesTheRestToEmitOnceAfterARestore()
+      throws Exception {
+    harness.close();
+    harness = interruptibleHarness(null);
+    process(aTransaction().user("alice").currency("EUR").amount(100).at(H10).build());
+    process(aTransaction().user("bob").currency("EUR").amount(5).at(H10.plusSeconds(1)).build());
+    process(aTransaction().user("carol").currency("USD").amount(7).at(H10.plusSeconds(2)).build());
+    // A mail waiting in the task's mailbox, as a checkpoint's would.
+    harness.getTaskMailbox().put(new Mail(() -> {}, 0, "a checkpoint"));
+
+    watermark(H10.plusSeconds(3_600));
+    List<String> beforeCheckpoint = rows();
+    assertThat(beforeCheckpoint).as("one timer fired, then the task turned to its mail").hasSize(1);
+
+    OperatorSubtaskState snapshot = harness.snapshot(1, 1);
+    harness.close();
+    harness = interruptibleHarness(snapshot);
+    watermark(H10.plusSeconds(3_600));
+
+    assertThat(Stream.concat(beforeCheckpoint.stream(), rows().stream()))
+        .containsExactlyInAnyOrder(
+            "alice/EUR@2026-11-29T10:00:00Z=100#1",
+            "bob/EUR@2026-11-29T10:00:00Z=5#1",
+            "carol/USD@2026-11-29T10:00:00Z=7#1");
     assertThat(rejections()).isEmpty();
   }
 
