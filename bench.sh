@@ -3,6 +3,7 @@
 #   ./bench.sh [throughput] [--events 5000000] [--parallelism 2] [--legs ceiling,tally,sql] ...
 #   ./bench.sh freshness [--rate 20000] [--duration 180s] [--window 10s] [--checkpoint-interval 10s]
 #   ./bench.sh backpressure [--rate 20000] [--throttle 1500] [--duration 180s]
+#   ./bench.sh recovery [--kills 10] [--rate 5000] [--users 2000] [--cluster-set KEY=VALUE] [--tally-set KEY=VALUE]
 #   ./bench.sh jmh          # the per-event JMH benchmarks: decode, validate, state update on RocksDB
 # --help (also after a mode) lists every option. Results: target/bench/ (JSON, Markdown, PNG).
 set -euo pipefail

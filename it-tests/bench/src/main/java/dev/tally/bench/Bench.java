@@ -17,6 +17,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The benchmark (see docs/benchmarks.md), on the local stack of real services:
@@ -25,6 +26,7 @@ import picocli.CommandLine.Mixin;
  * ./bench.sh [throughput] [--events 5000000] [--parallelism 2] [--legs ceiling,tally,sql,sql-same] ...
  * ./bench.sh freshness [--rate 20000] [--duration 180s] [--window 10s] [--checkpoint-interval 10s]
  * ./bench.sh backpressure [--rate 10000] [--throttle 2000] [--duration 90s]
+ * ./bench.sh recovery [--kills 10] [--rate 5000] [--cluster-set heartbeat.interval=500ms] ...
  * </pre>
  *
  * Results go to {@code target/bench/} (JSON, Markdown, PNG) and standard output. Without a mode it
@@ -33,7 +35,12 @@ import picocli.CommandLine.Mixin;
 @Command(
     name = "bench.sh",
     description = "Tally's benchmark on the local stack; throughput when no mode is given.",
-    subcommands = {Bench.Throughput.class, Bench.FreshnessMode.class, Bench.BackpressureMode.class})
+    subcommands = {
+      Bench.Throughput.class,
+      Bench.FreshnessMode.class,
+      Bench.BackpressureMode.class,
+      Bench.RecoveryMode.class
+    })
 public final class Bench implements Callable<Integer> {
   @Mixin private HelpOption help;
 
@@ -137,6 +144,40 @@ public final class Bench implements Callable<Integer> {
     public Integer call() throws Exception {
       Directories dirs = directories("backpressure");
       new Backpressure(options, dirs.out(), dirs.work()).run();
+      return 0;
+    }
+  }
+
+  /** TaskManager loss to processing again, on a multi-process cluster, kill after kill. */
+  @Command(
+      name = "recovery",
+      description =
+          "Recovery: kill -9 of a TaskManager running tasks, N times, on a standalone cluster with"
+              + " live traffic; loss to processing again (p50, p95, max), by phase, table exact.")
+  static final class RecoveryMode implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
+    @Mixin private BenchOptions options;
+
+    @Option(
+        names = "--kills",
+        paramLabel = "N",
+        defaultValue = "10",
+        description = "recovery: TaskManagers killed, one per round (default: ${DEFAULT-VALUE}).")
+    int kills;
+
+    @Option(
+        names = "--cluster-set",
+        paramLabel = "KEY=VALUE",
+        description =
+            "recovery: a Flink setting of the cluster's config.yaml, over the test cluster's own;"
+                + " repeatable.")
+    Map<String, String> clusterSettings = new LinkedHashMap<>();
+
+    @Override
+    public Integer call() throws Exception {
+      Directories dirs = directories("recovery");
+      new Recovery(options, kills, clusterSettings, dirs.out(), dirs.work()).run();
       return 0;
     }
   }
