@@ -47,6 +47,7 @@ final class Recovery {
   private static final Duration POLL = Duration.ofMillis(50);
   private static final Duration ROUND_TIMEOUT = Duration.ofMinutes(2);
   private static final String EXACT = "exact:";
+  private static final Duration RESET_BACKOFF = Duration.ofSeconds(20);
 
   /**
    * What the measurement itself needs of the cluster: the REST API's per-attempt counters fresh to
@@ -166,6 +167,10 @@ final class Recovery {
     List<String> overrides = new ArrayList<>();
     overrides.add("aggregation.window-size=" + o.window.toMillis() + "ms");
     overrides.add("watermarks.out-of-orderness=" + o.outOfOrderness.toMillis() + "ms");
+    // Each kill is measured as a loss of its own: with Tally's 1 h reset threshold the restart
+    // delay would double from kill to kill (exponential delay), as it should for a flapping job.
+    // A round lasts longer than this, so every restart waits restart.initial-backoff.
+    overrides.add("restart.reset-backoff-threshold=" + RESET_BACKOFF.toMillis() + "ms");
     overrides.addAll(o.tallySettings);
     String jobId =
         cluster.submit(
