@@ -17,6 +17,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The benchmark (see docs/benchmarks.md), on the local stack of real services:
@@ -27,6 +28,7 @@ import picocli.CommandLine.Mixin;
  * ./bench.sh backpressure [--fault writer|store] [--modes aligned,unaligned,...] [--duration 180s]
  * ./bench.sh anomalies [--users 100000] [--days 10] [--time-limit 15m]
  * ./bench.sh anomaly-latency [--rate 20000] [--duration 180s] [--checkpoint-interval 10s]
+ * ./bench.sh recovery [--kills 10] [--rate 5000] [--cluster-set heartbeat.interval=500ms] ...
  * </pre>
  *
  * Results go to {@code target/bench/} (JSON, Markdown, PNG) and standard output. Without a mode it
@@ -40,7 +42,8 @@ import picocli.CommandLine.Mixin;
       Bench.FreshnessMode.class,
       Bench.BackpressureMode.class,
       Bench.AnomaliesMode.class,
-      Bench.AnomalyLatencyMode.class
+      Bench.AnomalyLatencyMode.class,
+      Bench.RecoveryMode.class
     })
 public final class Bench implements Callable<Integer> {
   @Mixin private HelpOption help;
@@ -185,6 +188,40 @@ public final class Bench implements Callable<Integer> {
     public Integer call() throws Exception {
       Directories dirs = directories("anomaly-latency");
       new AnomalyLatency(options, dirs.out(), dirs.work()).run();
+      return 0;
+    }
+  }
+
+  /** TaskManager loss to processing again, on a multi-process cluster, kill after kill. */
+  @Command(
+      name = "recovery",
+      description =
+          "Recovery: kill -9 of a TaskManager running tasks, N times, on a standalone cluster with"
+              + " live traffic; loss to processing again (p50, p95, max), by phase, table exact.")
+  static final class RecoveryMode implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
+    @Mixin private BenchOptions options;
+
+    @Option(
+        names = "--kills",
+        paramLabel = "N",
+        defaultValue = "10",
+        description = "recovery: TaskManagers killed, one per round (default: ${DEFAULT-VALUE}).")
+    int kills;
+
+    @Option(
+        names = "--cluster-set",
+        paramLabel = "KEY=VALUE",
+        description =
+            "recovery: a Flink setting of the cluster's config.yaml, over the test cluster's own;"
+                + " repeatable.")
+    Map<String, String> clusterSettings = new LinkedHashMap<>();
+
+    @Override
+    public Integer call() throws Exception {
+      Directories dirs = directories("recovery");
+      new Recovery(options, kills, clusterSettings, dirs.out(), dirs.work()).run();
       return 0;
     }
   }

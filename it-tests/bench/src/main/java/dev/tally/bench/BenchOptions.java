@@ -86,7 +86,8 @@ final class BenchOptions {
   @Option(
       names = "--tally-set",
       paramLabel = "KEY=VALUE",
-      description = "throughput: a --set override for the tally leg's job; repeatable.")
+      description =
+          "throughput, recovery: a --set override for Tally's job (the tally leg's); repeatable.")
   List<String> tallySettings = new ArrayList<>();
 
   @Option(
@@ -95,7 +96,8 @@ final class BenchOptions {
       defaultValue = "20000",
       converter = IntCount.class,
       description =
-          "freshness, backpressure: events produced per second (default: ${DEFAULT-VALUE}).")
+          "freshness, backpressure, recovery: events produced per second (default:"
+              + " ${DEFAULT-VALUE}).")
   int rate;
 
   @Option(
@@ -111,7 +113,8 @@ final class BenchOptions {
       paramLabel = "DURATION",
       defaultValue = "10s",
       converter = DurationConverter.class,
-      description = "freshness, backpressure: the job's window size (default: ${DEFAULT-VALUE}).")
+      description =
+          "freshness, backpressure, recovery: the job's window size (default: ${DEFAULT-VALUE}).")
   Duration window;
 
   @Option(
@@ -120,7 +123,7 @@ final class BenchOptions {
       defaultValue = "2s",
       converter = DurationConverter.class,
       description =
-          "freshness, backpressure: the watermarks' out-of-orderness bound (default:"
+          "freshness, backpressure, recovery: the watermarks' out-of-orderness bound (default:"
               + " ${DEFAULT-VALUE}).")
   Duration outOfOrderness;
 
@@ -130,7 +133,8 @@ final class BenchOptions {
       defaultValue = "30s",
       converter = DurationConverter.class,
       description =
-          "freshness: traffic before the first window measured (default: ${DEFAULT-VALUE}).")
+          "freshness: traffic before the first window measured; recovery: before the first kill"
+              + " (default: ${DEFAULT-VALUE}).")
   Duration warmup;
 
   @Option(

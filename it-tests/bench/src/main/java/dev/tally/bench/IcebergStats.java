@@ -3,6 +3,9 @@ package dev.tally.bench;
 import dev.tally.stack.LocalStack;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.OffsetDateTime;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -24,6 +27,61 @@ import org.apache.iceberg.rest.RESTCatalog;
  */
 record IcebergStats(
     long commits, long dataFiles, long deleteFiles, long rows, long transactions, long amountSum) {
+
+  /** The watermark a commit of Tally's sink records in its snapshot's summary. */
+  static final String WATERMARK = "tally.watermark";
+
+  /**
+   * A table's current snapshot row by row: each row's totals by its primary key, for a comparison
+   * with an expectation kept key by key.
+   *
+   * @param watermark the snapshot's {@value #WATERMARK}: every window ending at or before it is
+   *     final; {@link Long#MIN_VALUE} while the table has no commit of Tally's
+   * @param rows {@code {total_spent_cents, transaction_count}} by {@link #key}
+   * @param duplicateKeys rows whose primary key an earlier row had (upserts must never leave one)
+   */
+  record Rows(long watermark, Map<String, long[]> rows, long duplicateKeys) {
+
+    /** The key of a row: user, currency and window start in epoch milliseconds. */
+    static String key(String user, String currency, long windowStartMillis) {
+      return user + '|' + currency + '|' + windowStartMillis;
+    }
+  }
+
+  /** The current rows of {@code namespace.table} as a reader sees them (deletes applied). */
+  static Rows rows(RESTCatalog catalog, String namespace, String table) {
+    TableIdentifier id = TableIdentifier.of(namespace, table);
+    if (!catalog.tableExists(id)) {
+      return new Rows(Long.MIN_VALUE, Map.of(), 0);
+    }
+    Table t = catalog.loadTable(id);
+    Snapshot current = t.currentSnapshot();
+    if (current == null) {
+      return new Rows(Long.MIN_VALUE, Map.of(), 0);
+    }
+    String marker = current.summary().get(WATERMARK);
+    Map<String, long[]> rows = new HashMap<>();
+    long duplicates = 0;
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(t).useSnapshot(current.snapshotId()).build()) {
+      for (Record r : records) {
+        String key =
+            Rows.key(
+                (String) r.getField("user_id"),
+                (String) r.getField("currency"),
+                ((OffsetDateTime) r.getField("window_start")).toInstant().toEpochMilli());
+        long[] totals = {
+          (Long) r.getField("total_spent_cents"), (Long) r.getField("transaction_count")
+        };
+        if (rows.put(key, totals) != null) {
+          duplicates++;
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new Rows(marker == null ? Long.MIN_VALUE : Long.parseLong(marker), rows, duplicates);
+  }
 
   static IcebergStats read(LocalStack stack, String table) {
     return read(stack, BenchContext.NAMESPACE, table);

@@ -2,6 +2,7 @@ package dev.tally.bench;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -16,12 +17,13 @@ final class LiveTraffic implements Runnable {
   private final String topic;
   private final int rate;
   private final Workload workload;
+  private final Consumer<Workload.Event> sent;
   private final AtomicLong produced = new AtomicLong();
   private final AtomicReference<Exception> failure = new AtomicReference<>();
   private volatile boolean running = true;
 
   LiveTraffic(String bootstrap, String topic, int rate, long seed, int users, double zipf) {
-    this(bootstrap, topic, rate, seed, users, zipf, Long.MAX_VALUE);
+    this(bootstrap, topic, rate, seed, users, zipf, Long.MAX_VALUE, event -> {});
   }
 
   /**
@@ -36,6 +38,34 @@ final class LiveTraffic implements Runnable {
       int users,
       double zipf,
       long windowMillis) {
+    this(bootstrap, topic, rate, seed, users, zipf, windowMillis, event -> {});
+  }
+
+  /**
+   * @param sent told of every event just before it is sent, in order, on the producing thread: what
+   *     the run must find counted (a failed send fails the run, see {@link #failure()})
+   */
+  LiveTraffic(
+      String bootstrap,
+      String topic,
+      int rate,
+      long seed,
+      int users,
+      double zipf,
+      Consumer<Workload.Event> sent) {
+    this(bootstrap, topic, rate, seed, users, zipf, Long.MAX_VALUE, sent);
+  }
+
+  private LiveTraffic(
+      String bootstrap,
+      String topic,
+      int rate,
+      long seed,
+      int users,
+      double zipf,
+      long windowMillis,
+      Consumer<Workload.Event> sent) {
+    this.sent = sent;
     this.bootstrap = bootstrap;
     this.topic = topic;
     this.rate = rate;
@@ -54,6 +84,7 @@ final class LiveTraffic implements Runnable {
         long due = (System.nanoTime() - started) / 1_000_000L * rate / 1_000L;
         while (produced.get() < due && running) {
           Workload.Event event = workload.live(System.currentTimeMillis());
+          sent.accept(event);
           producer.send(
               new ProducerRecord<>(topic, event.key(), event.value()),
               (metadata, e) -> {
@@ -81,6 +112,10 @@ final class LiveTraffic implements Runnable {
     return produced.get();
   }
 
+  Exception failure() {
+    return failure.get();
+  }
+
   /**
    * Distinct (user, currency, window) rows of what was produced: the rows of the table once every
    * window is closed. Read it after the producing thread has ended.
@@ -92,9 +127,5 @@ final class LiveTraffic implements Runnable {
   /** The exact sum of the amounts produced; read it after the producing thread has ended. */
   long amountSum() {
     return workload.amountSum();
-  }
-
-  Exception failure() {
-    return failure.get();
   }
 }

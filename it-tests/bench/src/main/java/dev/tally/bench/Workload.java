@@ -106,7 +106,10 @@ final class Workload {
     return new Event(
         ("user-" + user).getBytes(StandardCharsets.UTF_8),
         json.toString().getBytes(StandardCharsets.UTF_8),
-        eventTime);
+        eventTime,
+        user,
+        CURRENCIES[currency],
+        amount);
   }
 
   private int user() {
@@ -146,6 +149,16 @@ final class Workload {
     return rows.cardinality();
   }
 
-  /** One record to produce. */
-  record Event(byte[] key, byte[] value, long eventTimeMillis) {}
+  /**
+   * One record to produce, and what it says, for an expectation kept while producing.
+   *
+   * @param user the user's number: its {@code user_id} is {@code user-<user>}
+   */
+  record Event(
+      byte[] key,
+      byte[] value,
+      long eventTimeMillis,
+      int user,
+      String currency,
+      long amountCents) {}
 }

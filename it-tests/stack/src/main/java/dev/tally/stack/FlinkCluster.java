@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,7 +35,9 @@ public final class FlinkCluster implements AutoCloseable {
   private static final String SERVICE = "flink";
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration CLI_TIMEOUT = Duration.ofMinutes(3);
-  private static final Pattern JOB_ID = Pattern.compile("JobID ([0-9a-f]{32})");
+  // Flink's client says "JobID <id>" for a DataStream job; TallyMain sql says "submitted as job".
+  private static final Pattern JOB_ID =
+      Pattern.compile("(?:JobID|submitted as job) ([0-9a-f]{32})");
   private static final Pattern SAVEPOINT_PATH =
       Pattern.compile("Savepoint completed\\. Path: (\\S+)");
 
@@ -68,6 +71,19 @@ public final class FlinkCluster implements AutoCloseable {
   private static final String TM_PROCESS_SIZE = "1536m";
   private static final List<String> TM_JVM =
       List.of("-Xmx448m", "-XX:MaxDirectMemorySize=192m", "-XX:MaxMetaspaceSize=512m");
+
+  /**
+   * How fast the cluster notices and replaces a lost TaskManager (docs/deployment.md, "Recovery",
+   * measured by {@code ./bench.sh recovery}). A TaskManager killed outright stops answering the
+   * JobManager's heartbeat RPCs at once (its sockets are closed, so each request fails fast): after
+   * {@code rpc-failure-threshold} failed requests, one per {@code interval}, it is declared lost,
+   * instead of after the {@code timeout} that covers a TaskManager that hangs without failing.
+   */
+  static final Map<String, String> RECOVERY =
+      Map.of(
+          "heartbeat.interval", "500 ms",
+          "heartbeat.timeout", "5 s",
+          "heartbeat.rpc-failure-threshold", "2");
 
   private final Path dir;
   private final Path confDir;
@@ -107,6 +123,22 @@ public final class FlinkCluster implements AutoCloseable {
    */
   public static FlinkCluster start(
       Path workDir, int taskManagers, int slotsPerTaskManager, Map<String, String> environment) {
+    return start(workDir, taskManagers, slotsPerTaskManager, environment, Map.of());
+  }
+
+  /**
+   * Starts the cluster as {@link #start(Path, int, int, Map)} does, with {@code settings} written
+   * into its {@code config.yaml} over the generated ones: e.g. one recovery setting changed at a
+   * time, to measure what it does.
+   *
+   * @param settings Flink configuration keys and values, replacing the generated value of a key
+   */
+  public static FlinkCluster start(
+      Path workDir,
+      int taskManagers,
+      int slotsPerTaskManager,
+      Map<String, String> environment,
+      Map<String, String> settings) {
     Objects.requireNonNull(workDir, "workDir");
     Path dir = workDir.toAbsolutePath();
     int rpcPort = LoopbackPorts.freePort();
@@ -141,13 +173,12 @@ public final class FlinkCluster implements AutoCloseable {
     config.put("taskmanager.memory.jvm-overhead.max", "192m");
     // Spread a job's slots over the TaskManagers, so losing one TaskManager hits every job.
     config.put("taskmanager.load-balance.mode", "SLOTS");
-    // Notice a lost TaskManager within seconds instead of the default 50 s.
-    config.put("heartbeat.interval", "1 s");
-    config.put("heartbeat.timeout", "5 s");
+    new TreeMap<>(RECOVERY).forEach(config::put);
     config.put("parallelism.default", "1");
     config.put("io.tmp.dirs", dir.resolve("tmp").toString());
     config.put("web.tmpdir", dir.resolve("web").toString());
     config.put("blob.storage.directory", dir.resolve("blobs").toString());
+    config.putAll(settings);
     writeConfig(confDir, config);
     ServiceClasspath.copyResource("flink-log4j2.properties", confDir.resolve("log4j.properties"));
     createDirectory(dir.resolve("tmp"));
@@ -280,13 +311,27 @@ public final class FlinkCluster implements AutoCloseable {
    * @return the submitted job's id
    */
   public String submit(Path jobJar, int parallelism, String savepoint, TallyJobLauncher job) {
+    return submit(jobJar, parallelism, savepoint, job, Map.of());
+  }
+
+  /**
+   * {@code flink run} as {@link #submit(Path, int, String, TallyJobLauncher)}, the CLI front end
+   * given {@code clientEnvironment} too: the job's {@code main} runs there, so that is where a SQL
+   * script's {@code ${NAME}} placeholders are read ({@code TallyMain sql}).
+   */
+  public String submit(
+      Path jobJar,
+      int parallelism,
+      String savepoint,
+      TallyJobLauncher job,
+      Map<String, String> clientEnvironment) {
     List<String> args = new ArrayList<>(List.of("run", "-d", "-p", Integer.toString(parallelism)));
     if (savepoint != null) {
       args.addAll(List.of("-s", savepoint));
     }
     args.add(jobJar.toAbsolutePath().toString());
     args.addAll(job.programArguments());
-    String output = cli(args);
+    String output = cli(args, clientEnvironment);
     Matcher matcher = JOB_ID.matcher(output);
     if (!matcher.find()) {
       throw new StackException("flink run printed no job id:\n" + output);
@@ -300,7 +345,8 @@ public final class FlinkCluster implements AutoCloseable {
    * @return the savepoint's path, for {@link #submit(Path, int, String, TallyJobLauncher)}
    */
   public String stopWithSavepoint(String jobId, Path savepointDir) {
-    String output = cli(List.of("stop", "--savepointPath", savepointDir.toUri().toString(), jobId));
+    String output =
+        cli(List.of("stop", "--savepointPath", savepointDir.toUri().toString(), jobId), Map.of());
     Matcher matcher = SAVEPOINT_PATH.matcher(output);
     if (!matcher.find()) {
       throw new StackException("flink stop printed no savepoint path:\n" + output);
@@ -310,7 +356,7 @@ public final class FlinkCluster implements AutoCloseable {
 
   /** {@code flink cancel <jobId>}. */
   public void cancel(String jobId) {
-    cli(List.of("cancel", jobId));
+    cli(List.of("cancel", jobId), Map.of());
   }
 
   /** Stops the TaskManagers, then the JobManager; logs and checkpoints stay on disk. */
@@ -340,10 +386,12 @@ public final class FlinkCluster implements AutoCloseable {
     return "FlinkCluster[" + restAddress() + ", " + taskManagers.size() + " TaskManagers started]";
   }
 
-  private String cli(List<String> args) {
+  private String cli(List<String> args, Map<String, String> clientEnvironment) {
     String name = "flink-cli-" + cliSequence.incrementAndGet();
+    Map<String, String> env = new LinkedHashMap<>(environment);
+    env.putAll(clientEnvironment);
     ServiceProcess cli =
-        builder(name, dir, confDir, classpath, environment)
+        builder(name, dir, confDir, classpath, env)
             .mainClass("org.apache.flink.client.cli.CliFrontend")
             .args(args.toArray(String[]::new))
             .jvmOptions("-Xmx512m")

@@ -103,6 +103,35 @@ public final class FlinkRestClient {
     return get("/jobs/" + jobId + "/checkpoints", CheckpointStatistics.class);
   }
 
+  /**
+   * {@code /jobs/:id/vertices/:vertex}: each subtask's current execution attempt, its status and
+   * the records it has read in that attempt.
+   */
+  public VertexDetails vertex(String jobId, String vertexId) {
+    return get("/jobs/" + jobId + "/vertices/" + vertexId, VertexDetails.class);
+  }
+
+  /**
+   * {@code /jobs/:id/vertices/:vertex/subtasktimes}: when each subtask's current attempt entered
+   * each execution state ({@code DEPLOYING}, {@code INITIALIZING}, {@code RUNNING}, ...), epoch
+   * milliseconds.
+   */
+  public List<Map<String, Long>> subtaskTimes(String jobId, String vertexId) {
+    return get("/jobs/" + jobId + "/vertices/" + vertexId + "/subtasktimes", SubtaskTimes.class)
+        .subtasks()
+        .stream()
+        .map(SubtaskTime::timestamps)
+        .toList();
+  }
+
+  /** {@code /jobs/:id/exceptions}: the failures that made the job restart, newest first. */
+  public List<Failure> failures(String jobId) {
+    Exceptions answer = get("/jobs/" + jobId + "/exceptions", Exceptions.class);
+    return answer.history() == null || answer.history().entries() == null
+        ? List.of()
+        : answer.history().entries();
+  }
+
   /** The resource ids of the TaskManagers that run a subtask of the vertex. */
   public List<String> taskManagersOf(String jobId, String vertexId) {
     return get(
@@ -341,6 +370,61 @@ public final class FlinkRestClient {
   /** One measure's minimum, maximum, average and percentiles over the completed checkpoints. */
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Statistics(double min, double max, double avg, double p50, double p99) {}
+
+  /**
+   * @param subtasks the vertex's subtasks, by index
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record VertexDetails(List<Subtask> subtasks) {}
+
+  /**
+   * @param index the subtask's index
+   * @param status its current attempt's execution state ({@code DEPLOYING}, {@code RUNNING}, ...)
+   * @param attempt the attempt number, raised by every restart of the subtask
+   * @param metrics the attempt's I/O counters ({@code read-records}, ...), as the JobManager's
+   *     metric fetcher last fetched them ({@code metrics.fetcher.update-interval})
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Subtask(
+      @JsonProperty("subtask") int index, String status, int attempt, Map<String, Object> metrics) {
+
+    /** The records the current attempt has read; 0 before the metric fetcher has any. */
+    public long readRecords() {
+      Object value = metrics == null ? null : metrics.get("read-records");
+      return value instanceof Number n ? n.longValue() : 0;
+    }
+  }
+
+  /**
+   * One failure of the job, as its exception history holds it.
+   *
+   * @param exceptionName the root cause's class
+   * @param timestamp when the JobManager handled the failure, epoch milliseconds
+   * @param taskName the failed task, or null for a global failure
+   * @param stacktrace the failure's stack trace, its message on the first line
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Failure(String exceptionName, long timestamp, String taskName, String stacktrace) {
+
+    /** The failure's first line: its class and message. */
+    public String summary() {
+      String text = stacktrace == null || stacktrace.isBlank() ? exceptionName : stacktrace;
+      int end = text.indexOf('\n');
+      return (end < 0 ? text : text.substring(0, end)).strip();
+    }
+  }
+
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  private record SubtaskTimes(List<SubtaskTime> subtasks) {}
+
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  private record SubtaskTime(Map<String, Long> timestamps) {}
+
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  private record Exceptions(@JsonProperty("exceptionHistory") History history) {}
+
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  private record History(List<Failure> entries) {}
 
   @JsonIgnoreProperties(ignoreUnknown = true)
   private record VertexTaskManagers(List<VertexTaskManager> taskmanagers) {}

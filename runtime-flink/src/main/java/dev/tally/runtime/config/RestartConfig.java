@@ -28,12 +28,17 @@ public record RestartConfig(
     double jitter,
     int attempts) {
 
-  /** The first restart delay. */
+  /**
+   * The first restart delay. Short, because a lost TaskManager or a failed task is usually gone for
+   * good and every millisecond of delay is downtime (docs/deployment.md, "Recovery from a lost
+   * TaskManager"); a failure that repeats still backs off exponentially.
+   */
   public static final ConfigKey<Duration> INITIAL_BACKOFF =
       ConfigKey.duration("restart.initial-backoff")
-          .defaultValue(Duration.ofSeconds(1))
+          .defaultValue(Duration.ofMillis(100))
           .required()
-          .description("First restart delay.");
+          .description(
+              "First restart delay; short, as each restart waits it before any task runs again.");
 
   /** The largest restart delay. */
   public static final ConfigKey<Duration> MAX_BACKOFF =

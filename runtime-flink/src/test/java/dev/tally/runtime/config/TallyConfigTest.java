@@ -123,7 +123,7 @@ class TallyConfigTest {
     assertThat(config.restart())
         .isEqualTo(
             new RestartConfig(
-                Duration.ofSeconds(1),
+                Duration.ofMillis(100),
                 Duration.ofMinutes(1),
                 2.0,
                 Duration.ofHours(1),

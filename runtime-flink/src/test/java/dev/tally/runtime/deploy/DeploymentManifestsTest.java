@@ -61,6 +61,30 @@ class DeploymentManifestsTest {
   }
 
   @Test
+  void theImageAndTheManifestDeclareALostTaskManagerLostWithinASecondAndKeepSpareSlots()
+      throws Exception {
+    Map<String, Object> flink =
+        map(
+            map(map(new Load(LoadSettings.builder().build())
+                        .loadFromString(
+                            Files.readString(DEPLOY.resolve("kubernetes/flink-deployment.yaml"))))
+                    .get("spec"))
+                .get("flinkConfiguration"));
+    String dockerfile = Files.readString(DEPLOY.resolve("docker/Dockerfile"));
+
+    // A dead TaskManager fails the heartbeat RPCs at once: lost after 2 of them, 500 ms apart.
+    assertThat(flink)
+        .containsEntry("heartbeat.interval", "500 ms")
+        .containsEntry("heartbeat.timeout", "5 s")
+        .containsEntry("heartbeat.rpc-failure-threshold", "2")
+        .containsEntry("slotmanager.redundant-taskmanager-num", "1");
+    assertThat(dockerfile)
+        .contains("'heartbeat.interval: 500 ms'")
+        .contains("'heartbeat.timeout: 5 s'")
+        .contains("'heartbeat.rpc-failure-threshold: 2'");
+  }
+
+  @Test
   void theImageIsBuiltOnTheFlinkVersionTallyUsesWithTheJobJarAndTheS3Plugin() throws Exception {
     String dockerfile = Files.readString(DEPLOY.resolve("docker/Dockerfile"));
 

@@ -1,0 +1,600 @@
+package dev.tally.bench;
+
+import dev.tally.runtime.topology.SpendingTopology;
+import dev.tally.stack.FlinkCluster;
+import dev.tally.stack.FlinkRestClient;
+import dev.tally.stack.LocalStack;
+import dev.tally.stack.TallyJobLauncher;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.ToLongFunction;
+import java.util.stream.Collectors;
+import org.apache.iceberg.rest.RESTCatalog;
+
+/**
+ * Recovery from the loss of a TaskManager, on a real multi-process standalone cluster ({@link
+ * FlinkCluster}) running the job jar with live traffic: round after round, the TaskManager running
+ * tasks is killed ({@code kill -9} of its JVM) and the time to processing again measured, then a
+ * replacement TaskManager is started so the next round has spare capacity again.
+ *
+ * <p>"Processing again" means records flowing, not just tasks {@code RUNNING}: every subtask of the
+ * aggregator (the vertex behind the source's {@code keyBy}, so the records crossed the network) is
+ * running a new attempt that has read records, as the JobManager's REST API reports the attempt's
+ * {@code read-records} (its metric fetcher runs every 200 ms in this cluster). The loss splits into
+ * detection (kill to the failure in the job's exception history), restart (to the job {@code
+ * RUNNING} again: the restart delay, the old tasks cancelled) and deploy and restore (to
+ * processing: tasks deployed, RocksDB state restored, the Kafka readers resumed). Catching up the
+ * backlog ends when the aggregator's watermark reaches what was produced when processing resumed.
+ *
+ * <p>After each round the table is checked exact: every window its current snapshot marks final
+ * ({@code tally.watermark}) holds exactly the sums of the events produced in it, key by key, and no
+ * other key; at the end, every window that traffic closed.
+ */
+final class Recovery {
+
+  private static final String TABLE = "tally_recovery";
+  private static final Duration POLL = Duration.ofMillis(50);
+  private static final Duration ROUND_TIMEOUT = Duration.ofMinutes(2);
+  private static final String EXACT = "exact:";
+  private static final Duration RESET_BACKOFF = Duration.ofSeconds(20);
+
+  /**
+   * What the measurement itself needs of the cluster: the REST API's per-attempt counters fresh to
+   * within 200 ms instead of Flink's default 10 s.
+   */
+  private static final Map<String, String> MEASUREMENT =
+      Map.of("metrics.fetcher.update-interval", "200 ms");
+
+  private final BenchOptions o;
+  private final int kills;
+  private final Map<String, String> clusterSettings;
+  private final Path out;
+  private final Path work;
+  private final Expectation expected;
+
+  Recovery(
+      BenchOptions options, int kills, Map<String, String> clusterSettings, Path out, Path work) {
+    this.o = options;
+    this.kills = kills;
+    this.clusterSettings = Map.copyOf(clusterSettings);
+    this.out = out;
+    this.work = work;
+    this.expected = new Expectation(options.window.toMillis());
+  }
+
+  /**
+   * One kill: its phases in milliseconds (-1 when not reached) and the table's verdict after it.
+   *
+   * @param deploy of {@code deployAndRestore}: until every task of the job has its code loaded
+   *     ({@code INITIALIZING}: the job jar fetched from the blob server, its class loader made)
+   * @param restore of {@code deployAndRestore}: until every task is {@code RUNNING} (state
+   *     restored, operators opened: Kafka readers, Iceberg writers, transactional producers)
+   */
+  record Round(
+      int number,
+      String victim,
+      String cause,
+      long detection,
+      long restart,
+      long deployAndRestore,
+      long deploy,
+      long restore,
+      long lossToProcessing,
+      long catchUp,
+      String table) {
+
+    /** The report's columns, in the order of {@link #cells()}: heading and JSON field. */
+    static final Map<String, String> COLUMNS = columns();
+
+    private static Map<String, String> columns() {
+      Map<String, String> columns = new LinkedHashMap<>();
+      columns.put("kill", "kill");
+      columns.put("TaskManager", "task_manager");
+      columns.put("loss → processing ms", "loss_to_processing_ms");
+      columns.put("detection", "detection_ms");
+      columns.put("restart", "restart_ms");
+      columns.put("deploy+restore", "deploy_restore_ms");
+      columns.put("(code loaded", "code_loaded_ms");
+      columns.put("tasks running)", "tasks_running_ms");
+      columns.put("catch-up", "catch_up_ms");
+      columns.put("detected by", "detected_by");
+      columns.put("table", "table");
+      return columns;
+    }
+
+    /** This round's values, one per column of {@link #COLUMNS}. */
+    List<Object> cells() {
+      return List.of(
+          number,
+          victim,
+          lossToProcessing,
+          detection,
+          restart,
+          deployAndRestore,
+          deploy,
+          restore,
+          catchUp,
+          cause,
+          table);
+    }
+  }
+
+  void run() throws Exception {
+    Bench.say("Starting the local stack under " + work);
+    try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
+      String topic = "bench-recovery";
+      stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
+      Map<String, String> settings = new LinkedHashMap<>(MEASUREMENT);
+      settings.putAll(clusterSettings);
+      int slots = 2;
+      // Enough TaskManagers for the job, and one more: standalone has no resource manager to
+      // start one on demand, so the spare must already run when a TaskManager is lost.
+      int taskManagers = (o.parallelism + slots - 1) / slots + 1;
+      Bench.say(
+          "Starting a Flink cluster: 1 JobManager, "
+              + taskManagers
+              + " TaskManagers of "
+              + slots
+              + " slots; settings "
+              + settings);
+      try (FlinkCluster cluster =
+          FlinkCluster.start(
+              work.resolve("flink"),
+              taskManagers,
+              slots,
+              stack.objectStore().awsClientEnvironment(),
+              settings)) {
+        run(stack, cluster, topic);
+      }
+    }
+  }
+
+  private void run(LocalStack stack, FlinkCluster cluster, String topic) throws Exception {
+    Path dir = Files.createDirectories(work.resolve("tally"));
+    Path config =
+        JobRuns.writeConfig(dir, stack, topic, TABLE, o.parallelism, o.checkpointInterval);
+    List<String> overrides = new ArrayList<>();
+    overrides.add("aggregation.window-size=" + o.window.toMillis() + "ms");
+    overrides.add("watermarks.out-of-orderness=" + o.outOfOrderness.toMillis() + "ms");
+    // Each kill is measured as a loss of its own: with Tally's 1 h reset threshold the restart
+    // delay would double from kill to kill (exponential delay), as it should for a flapping job.
+    // A round lasts longer than this, so every restart waits restart.initial-backoff.
+    overrides.add("restart.reset-backoff-threshold=" + RESET_BACKOFF.toMillis() + "ms");
+    overrides.addAll(o.tallySettings);
+    String jobId =
+        cluster.submit(
+            o.jobJar(), o.parallelism, null, TallyJobLauncher.of(config).overrides(overrides));
+    FlinkRestClient rest = cluster.rest();
+    String aggregator = FlinkRestClient.vertexIdOfUid(SpendingTopology.AGGREGATOR_UID);
+    await("the job runs every task", () -> cluster.allTasksRunning(jobId));
+    LiveTraffic traffic =
+        new LiveTraffic(
+            stack.kafka().bootstrapServers(),
+            topic,
+            o.rate,
+            o.seed,
+            o.users,
+            o.zipf,
+            expected::add);
+    Thread producer = new Thread(traffic, "live-traffic");
+    producer.start();
+    RESTCatalog catalog = new RESTCatalog();
+    catalog.initialize("bench-recovery", stack.catalog().clientProperties());
+    List<Round> rounds = new ArrayList<>();
+    String finalTable;
+    try (catalog) {
+      Bench.say(
+          String.format(
+              Locale.ROOT,
+              "Job %s running; producing %,d events/s; warming up for %d s",
+              jobId,
+              o.rate,
+              o.warmup.toSeconds()));
+      Thread.sleep(o.warmup.toMillis());
+      await("a completed checkpoint", () -> cluster.completedCheckpoints(jobId) >= 1);
+      for (int round = 1; round <= kills; round++) {
+        failIfTrafficFailed(traffic);
+        Round r = round(cluster, rest, jobId, aggregator, catalog, round);
+        rounds.add(r);
+        Bench.say(describe(r));
+      }
+      traffic.stop();
+      producer.join();
+      failIfTrafficFailed(traffic);
+      long stoppedAt = System.currentTimeMillis();
+      long w = o.window.toMillis();
+      // The last window whose every event was produced before traffic stopped, closed by the
+      // watermark (largest event time minus the out-of-orderness) of the last events.
+      long lastEnd = (stoppedAt - o.outOfOrderness.toMillis() - 1_000) / w * w;
+      Bench.say("Traffic stopped after " + traffic.produced() + " events; checking the table…");
+      finalTable = awaitExact(catalog, lastEnd);
+      Bench.say("Final table: " + finalTable);
+    } finally {
+      traffic.stop();
+      producer.join();
+      try {
+        cluster.cancel(jobId);
+      } catch (RuntimeException e) {
+        Bench.say("cancel failed: " + e.getMessage());
+      }
+    }
+    report(rounds, finalTable, traffic.produced());
+  }
+
+  private Round round(
+      FlinkCluster cluster,
+      FlinkRestClient rest,
+      String jobId,
+      String aggregator,
+      RESTCatalog catalog,
+      int number)
+      throws InterruptedException {
+    Set<String> hosting = cluster.taskManagersOf(jobId);
+    int victim = -1;
+    for (int i = 0; i < cluster.taskManagers().size() && victim < 0; i++) {
+      if (cluster.taskManagers().get(i).isAlive() && hosting.contains(cluster.taskManagerId(i))) {
+        victim = i;
+      }
+    }
+    if (victim < 0) {
+      throw new IllegalStateException("no live TaskManager runs tasks of the job: " + hosting);
+    }
+    Map<Integer, Integer> attempts = new HashMap<>();
+    rest.vertex(jobId, aggregator).subtasks().forEach(s -> attempts.put(s.index(), s.attempt()));
+    long checkpoints = cluster.completedCheckpoints(jobId);
+    long killedAt = System.currentTimeMillis();
+    cluster.killTaskManager(victim);
+
+    long processingAt = -1;
+    long deadline = killedAt + ROUND_TIMEOUT.toMillis();
+    while (System.currentTimeMillis() < deadline) {
+      if (processing(rest.vertex(jobId, aggregator), attempts)) {
+        processingAt = System.currentTimeMillis();
+        break;
+      }
+      Thread.sleep(POLL.toMillis());
+    }
+    FlinkRestClient.JobDetails job = rest.job(jobId);
+    long running =
+        job.lastTransitionTo("RUNNING") > killedAt ? job.lastTransitionTo("RUNNING") : -1;
+    Optional<FlinkRestClient.Failure> failure =
+        rest.failures(jobId).stream()
+            .filter(f -> f.timestamp() >= killedAt)
+            .reduce((newer, older) -> older);
+    long detectedAt =
+        failure.map(FlinkRestClient.Failure::timestamp).orElse(job.lastTransitionTo("RESTARTING"));
+    String cause = failure.map(FlinkRestClient.Failure::summary).orElse("?");
+    long initialized = -1;
+    long allRunning = -1;
+    for (FlinkRestClient.Vertex vertex : job.vertices()) {
+      for (Map<String, Long> times : rest.subtaskTimes(jobId, vertex.id())) {
+        initialized = Math.max(initialized, times.getOrDefault("INITIALIZING", -1L));
+        allRunning = Math.max(allRunning, times.getOrDefault("RUNNING", -1L));
+      }
+    }
+
+    long caughtUpAt = -1;
+    if (processingAt > 0) {
+      long backlogEnd = processingAt - o.outOfOrderness.toMillis();
+      while (System.currentTimeMillis() < processingAt + ROUND_TIMEOUT.toMillis()) {
+        Optional<Long> mark = rest.inputWatermark(jobId, SpendingTopology.AGGREGATOR_UID);
+        if (mark.isPresent() && mark.get() >= backlogEnd) {
+          caughtUpAt = System.currentTimeMillis();
+          break;
+        }
+        Thread.sleep(POLL.toMillis());
+      }
+    }
+    String victimId = cluster.taskManagerId(victim);
+    // The replacement comes after the measurement: a TaskManager starting competes for the CPU.
+    cluster.startTaskManager();
+    // The next round restores from a checkpoint taken after this one's recovery.
+    await(
+        "a checkpoint after the recovery", () -> cluster.completedCheckpoints(jobId) > checkpoints);
+    String table = verdict(catalog, Long.MIN_VALUE);
+    return new Round(
+        number,
+        victimId,
+        cause,
+        between(killedAt, detectedAt),
+        between(detectedAt, running),
+        processingAt < 0 ? -1 : between(running, processingAt),
+        between(running, initialized),
+        between(initialized, allRunning),
+        processingAt < 0 ? -1 : processingAt - killedAt,
+        caughtUpAt < 0 ? -1 : caughtUpAt - processingAt,
+        table);
+  }
+
+  /**
+   * Every subtask runs an attempt newer than before the kill, and that attempt has read records.
+   */
+  private static boolean processing(
+      FlinkRestClient.VertexDetails vertex, Map<Integer, Integer> before) {
+    return !vertex.subtasks().isEmpty()
+        && vertex.subtasks().stream()
+            .allMatch(
+                s ->
+                    s.attempt() > before.getOrDefault(s.index(), -1)
+                        && "RUNNING".equals(s.status())
+                        && s.readRecords() > 0);
+  }
+
+  private static long between(long from, long to) {
+    return from > 0 && to >= from ? to - from : -1;
+  }
+
+  /** Waits until the table marks every window ending by {@code lastEnd} final; its verdict then. */
+  private String awaitExact(RESTCatalog catalog, long lastEnd) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + ROUND_TIMEOUT.toMillis();
+    String verdict = verdict(catalog, lastEnd);
+    while (!verdict.startsWith(EXACT) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(2_000);
+      verdict = verdict(catalog, lastEnd);
+    }
+    return verdict;
+  }
+
+  /**
+   * The table compared key by key with the expectation, over the windows its current snapshot marks
+   * final; "exact ..." when they agree and the snapshot covers every window ending by {@code
+   * atLeast}.
+   */
+  private String verdict(RESTCatalog catalog, long atLeast) {
+    IcebergStats.Rows table = IcebergStats.rows(catalog, BenchContext.NAMESPACE, TABLE);
+    if (table.watermark() == Long.MIN_VALUE) {
+      return "no commit yet";
+    }
+    Map<String, long[]> closed = expected.windowsEndingBy(table.watermark());
+    long wrong = 0;
+    long missing = 0;
+    long unexpected = 0;
+    for (Map.Entry<String, long[]> row : table.rows().entrySet()) {
+      long[] want = closed.get(row.getKey());
+      if (want == null) {
+        if (!expected.has(row.getKey())) {
+          unexpected++;
+        }
+      } else if (want[0] != row.getValue()[0] || want[1] != row.getValue()[1]) {
+        wrong++;
+      }
+    }
+    for (String key : closed.keySet()) {
+      if (!table.rows().containsKey(key)) {
+        missing++;
+      }
+    }
+    boolean covers = table.watermark() >= atLeast;
+    boolean exact = wrong + missing + unexpected + table.duplicateKeys() == 0;
+    return String.format(
+        Locale.ROOT,
+        "%s: %,d final rows compared (windows ending by %s)%s",
+        exact ? (covers ? "exact" : "not yet final") : "WRONG",
+        closed.size(),
+        Instant.ofEpochMilli(table.watermark()),
+        exact
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                "; %d rows differ, %d missing, %d unknown keys, %d duplicate keys",
+                wrong,
+                missing,
+                unexpected,
+                table.duplicateKeys()));
+  }
+
+  private static void failIfTrafficFailed(LiveTraffic traffic) {
+    if (traffic.failure() != null) {
+      throw new IllegalStateException("producing failed", traffic.failure());
+    }
+  }
+
+  private static void await(String what, Check condition) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + ROUND_TIMEOUT.toMillis();
+    while (!condition.holds()) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("timed out waiting for " + what);
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  /** A condition polled by {@link #await}. */
+  private interface Check {
+    boolean holds();
+  }
+
+  private String describe(Round r) {
+    return String.format(
+        Locale.ROOT,
+        "Kill %d of %s: processing again after %d ms (detection %d, restart %d, deploy and"
+            + " restore %d: code loaded %d, tasks running %d later); backlog caught up %d ms"
+            + " later; detected by: %s; table %s",
+        r.number(),
+        r.victim(),
+        r.lossToProcessing(),
+        r.detection(),
+        r.restart(),
+        r.deployAndRestore(),
+        r.deploy(),
+        r.restore(),
+        r.catchUp(),
+        r.cause(),
+        r.table());
+  }
+
+  private void report(List<Round> rounds, String finalTable, long produced) throws Exception {
+    String summary =
+        String.format(
+            Locale.ROOT,
+            "Recovery from TaskManager loss (kill -9) over %d kills, %,d events/s, parallelism %d,"
+                + " checkpoints every %d s: loss to processing p50 %s, p95 %s, max %s;"
+                + " detection p50 %s, restart p50 %s, deploy and restore p50 %s (code loaded"
+                + " p50 %s, tasks running p50 %s after); backlog caught"
+                + " up p50 %s after; %d of %d rounds exact after the kill; final table %s."
+                + " Targets p50 <= 2 s, p95 <= 4 s: %s",
+            rounds.size(),
+            o.rate,
+            o.parallelism,
+            o.checkpointInterval.toSeconds(),
+            seconds(rounds, Round::lossToProcessing, 0.5),
+            seconds(rounds, Round::lossToProcessing, 0.95),
+            seconds(rounds, Round::lossToProcessing, 1.0),
+            seconds(rounds, Round::detection, 0.5),
+            seconds(rounds, Round::restart, 0.5),
+            seconds(rounds, Round::deployAndRestore, 0.5),
+            seconds(rounds, Round::deploy, 0.5),
+            seconds(rounds, Round::restore, 0.5),
+            seconds(rounds, Round::catchUp, 0.5),
+            rounds.stream().filter(r -> r.table().startsWith(EXACT)).count(),
+            rounds.size(),
+            finalTable,
+            met(rounds) ? "met" : "NOT met");
+    StringBuilder md = new StringBuilder(summary).append("\n\n");
+    md.append("| ")
+        .append(String.join(" | ", Round.COLUMNS.keySet()))
+        .append(" |\n|")
+        .append("---|".repeat(Round.COLUMNS.size()))
+        .append('\n');
+    for (Round r : rounds) {
+      md.append("| ");
+      md.append(
+          r.cells().stream()
+              .map(cell -> cell.toString().replace("|", "\\|"))
+              .collect(Collectors.joining(" | ")));
+      md.append(" |\n");
+    }
+    md.append("\ncluster settings: ")
+        .append(clusterSettings)
+        .append("; job settings: ")
+        .append(o.tallySettings)
+        .append("; events produced: ")
+        .append(produced)
+        .append("\n\nmachine: ")
+        .append(Bench.machine())
+        .append('\n');
+    Bench.say(summary);
+    Files.createDirectories(out);
+    Files.writeString(out.resolve("recovery.md"), md, StandardCharsets.UTF_8);
+    Files.writeString(
+        out.resolve("recovery.json"), json(rounds, finalTable), StandardCharsets.UTF_8);
+    Files.writeString(work.resolve("recovery.md"), md, StandardCharsets.UTF_8);
+    Bench.say("Written " + out.resolve("recovery.json") + " and .md; logs under " + work);
+    if (!finalTable.startsWith(EXACT)
+        || rounds.stream().anyMatch(r -> !r.table().startsWith(EXACT))) {
+      throw new IllegalStateException("the table is not exact: " + finalTable);
+    }
+  }
+
+  private static boolean met(List<Round> rounds) {
+    List<Long> sorted = sorted(rounds, Round::lossToProcessing);
+    return rounds.size() >= 10
+        && sorted.stream().noneMatch(v -> v < 0)
+        && Freshness.percentile(sorted, 0.5) <= 2_000
+        && Freshness.percentile(sorted, 0.95) <= 4_000;
+  }
+
+  private static List<Long> sorted(List<Round> rounds, ToLongFunction<Round> phase) {
+    return rounds.stream().map(r -> phase.applyAsLong(r)).sorted().toList();
+  }
+
+  private static String seconds(List<Round> rounds, ToLongFunction<Round> phase, double p) {
+    List<Long> measured = sorted(rounds, phase).stream().filter(v -> v >= 0).toList();
+    if (measured.isEmpty()) {
+      return "n/a";
+    }
+    return String.format(Locale.ROOT, "%.2f s", Freshness.percentile(measured, p) / 1e3);
+  }
+
+  private String json(List<Round> rounds, String finalTable) {
+    List<String> keys = List.copyOf(Round.COLUMNS.values());
+    String each =
+        rounds.stream()
+            .map(
+                r -> {
+                  List<Object> cells = r.cells();
+                  List<String> fields = new ArrayList<>();
+                  for (int i = 0; i < keys.size(); i++) {
+                    Object cell = cells.get(i);
+                    fields.add(
+                        "\""
+                            + keys.get(i)
+                            + "\": "
+                            + (cell instanceof String text ? "\"" + escape(text) + "\"" : cell));
+                  }
+                  return "{" + String.join(", ", fields) + "}";
+                })
+            .collect(Collectors.joining(",\n    "));
+    List<Long> loss = sorted(rounds, Round::lossToProcessing);
+    return String.format(
+        Locale.ROOT,
+        "{\"measured_at\": \"%s\", \"rate\": %d, \"parallelism\": %d,"
+            + " \"checkpoint_interval_ms\": %d, \"cluster_settings\": \"%s\","
+            + " \"job_settings\": \"%s\", \"p50_ms\": %d, \"p95_ms\": %d, \"max_ms\": %d,"
+            + " \"final_table\": \"%s\",%n  \"rounds\": [%n    %s]}%n",
+        Instant.now(),
+        o.rate,
+        o.parallelism,
+        o.checkpointInterval.toMillis(),
+        escape(clusterSettings.toString()),
+        escape(o.tallySettings.toString()),
+        Freshness.percentile(loss, 0.5),
+        Freshness.percentile(loss, 0.95),
+        loss.isEmpty() ? -1 : loss.get(loss.size() - 1),
+        escape(finalTable),
+        each);
+  }
+
+  private static String escape(String text) {
+    return text.replace("\\", "\\\\").replace("\"", "\\\"");
+  }
+
+  /**
+   * The exact totals of every (user, currency, window) the traffic produced, kept as it produces:
+   * every event is valid and unique, so each must be counted once.
+   */
+  private static final class Expectation {
+    private final long windowMillis;
+    // {total_spent_cents, transaction_count, window end} by IcebergStats.Rows.key
+    private final Map<String, long[]> rows = new HashMap<>();
+
+    Expectation(long windowMillis) {
+      this.windowMillis = windowMillis;
+    }
+
+    synchronized void add(Workload.Event event) {
+      long start = Math.floorDiv(event.eventTimeMillis(), windowMillis) * windowMillis;
+      String key = IcebergStats.Rows.key("user-" + event.user(), event.currency(), start);
+      long[] totals = rows.computeIfAbsent(key, k -> new long[] {0, 0, start + windowMillis});
+      totals[0] += event.amountCents();
+      totals[1]++;
+    }
+
+    synchronized boolean has(String key) {
+      return rows.containsKey(key);
+    }
+
+    /** A copy of the rows of every window ending at or before {@code watermark}. */
+    synchronized Map<String, long[]> windowsEndingBy(long watermark) {
+      Map<String, long[]> closed = new HashMap<>();
+      rows.forEach(
+          (key, totals) -> {
+            if (totals[2] <= watermark) {
+              closed.put(key, totals.clone());
+            }
+          });
+      return closed;
+    }
+  }
+}
