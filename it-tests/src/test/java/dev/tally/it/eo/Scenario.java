@@ -132,12 +132,15 @@ enum Scenario {
     }
   },
 
-  /** (5) The job is cancelled at a seeded checkpoint and resumed from its latest retained one. */
+  /**
+   * (5) The job is cancelled at a seeded checkpoint and resumed from its latest retained one. When
+   * bounded, the first job is paced, so the cancel never races the end of input.
+   */
   CANCEL_AND_RESUME {
     @Override
     void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
       long at = 1 + random.nextInt(4);
-      JobID job = run.submit(2, null, null);
+      JobID job = run.submit(2, null, pacedWhenBounded());
       check(run.awaitCheckpoints(job, at), "the job runs at checkpoint " + at);
       Harness.sleep(Duration.ofMillis(random.nextInt(1_000)));
       run.cancel(job);
@@ -338,8 +341,8 @@ enum Scenario {
   private static final String STREAMING_SOURCE = "kafka.source.bounded=false";
 
   /**
-   * For a job a scenario stops with a savepoint: {@link Fault#paced()} when the harness runs
-   * bounded ({@code -Dtally.eo.bounded=true}), since a bounded job may otherwise reach its end
+   * For a job a scenario stops with a savepoint or cancels: {@link Fault#paced()} when the harness
+   * runs bounded ({@code -Dtally.eo.bounded=true}), since a bounded job may otherwise reach its end
    * first.
    */
   private static Fault pacedWhenBounded() {
