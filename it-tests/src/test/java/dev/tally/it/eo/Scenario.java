@@ -75,7 +75,7 @@ enum Scenario {
     @Override
     void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
       long before = 1 + random.nextInt(3);
-      JobID job = run.submit(2, null, null);
+      JobID job = run.submit(2, null, pacedWhenBounded());
       check(run.awaitCheckpoints(job, before), "the job runs at checkpoint " + before);
       run.harness().infrastructure().stopCatalog();
       long stoppedAt = System.nanoTime();
@@ -116,7 +116,7 @@ enum Scenario {
     void inject(Harness.Run run, Random random, StringBuilder notes) throws Exception {
       long before = 1 + random.nextInt(3);
       Duration downtime = Duration.ofMillis(random.nextInt(4_000));
-      JobID job = run.submit(2, null, null);
+      JobID job = run.submit(2, null, pacedWhenBounded());
       check(run.awaitCheckpoints(job, before), "the job runs at checkpoint " + before);
       long started = System.nanoTime();
       run.harness().infrastructure().restartBroker(downtime);
@@ -341,8 +341,9 @@ enum Scenario {
   private static final String STREAMING_SOURCE = "kafka.source.bounded=false";
 
   /**
-   * For a job a scenario stops with a savepoint or cancels: {@link Fault#paced()} when the harness
-   * runs bounded ({@code -Dtally.eo.bounded=true}), since a bounded job may otherwise reach its end
+   * For a job a scenario waits for a checkpoint of before it strikes (stops it with a savepoint,
+   * cancels it, takes the catalog or broker away): {@link Fault#paced()} when the harness runs
+   * bounded ({@code -Dtally.eo.bounded=true}), since a bounded job may otherwise reach its end
    * first.
    */
   private static Fault pacedWhenBounded() {
