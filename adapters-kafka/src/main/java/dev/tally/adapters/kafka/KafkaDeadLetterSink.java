@@ -52,7 +52,10 @@ final class KafkaDeadLetterSink implements RejectedRecordSink {
 
   GuardedKafkaSink<LineagedRejection, StampedRejection> buildSink() {
     return new GuardedKafkaSink<>(
-        buildKafkaSink(), StampedRejection::new, options.continueAfterLostTransactions());
+        buildKafkaSink(),
+        StampedRejection::new,
+        TransactionalOutput.DEAD_LETTERS,
+        options.continueAfterLostTransactions());
   }
 
   private KafkaSink<StampedRejection> buildKafkaSink() {

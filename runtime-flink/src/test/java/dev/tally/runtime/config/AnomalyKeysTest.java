@@ -35,7 +35,8 @@ class AnomalyKeysTest {
                 "spending_anomalies",
                 "financial-transactions.anomalies",
                 AnomalyDelivery.EXACTLY_ONCE,
-                "tally-anomalies"));
+                "tally-anomalies",
+                false));
   }
 
   @Test
@@ -48,6 +49,7 @@ class AnomalyKeysTest {
                 "anomalies.table", "risk.alerts.by_user",
                 "anomalies.kafka.topic", "alerts",
                 "anomalies.kafka.delivery", "at-least-once",
+                "anomalies.kafka.continue-after-lost-transactions", "true",
                 "kafka.source.topics", "payments",
                 "job.name", "payments-job"))
             .anomalies();
@@ -60,7 +62,8 @@ class AnomalyKeysTest {
                 "by_user",
                 "alerts",
                 AnomalyDelivery.AT_LEAST_ONCE,
-                "payments-job-anomalies"));
+                "payments-job-anomalies",
+                true));
     assertThat(read(Map.of("kafka.source.topics", "payments")).anomalies().topic())
         .isEqualTo("payments.anomalies");
   }
