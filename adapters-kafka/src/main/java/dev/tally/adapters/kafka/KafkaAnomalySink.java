@@ -2,9 +2,7 @@ package dev.tally.adapters.kafka;
 
 import dev.tally.domain.anomaly.Anomaly;
 import dev.tally.ports.out.AnomalySink;
-import java.util.Properties;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
-import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.flink.streaming.api.datastream.DataStream;
 
 /**
@@ -52,21 +50,10 @@ final class KafkaAnomalySink implements AnomalySink {
   }
 
   private KafkaSink<Anomaly> buildKafkaSink() {
-    DeadLetterConfig connection = options.connection();
-    Properties producer = new Properties();
-    producer.putAll(connection.producerProperties());
-    producer.setProperty(
-        "transaction.timeout.ms", Long.toString(connection.transactionTimeout().toMillis()));
-    return KafkaSink.<Anomaly>builder()
-        .setBootstrapServers(connection.bootstrapServers())
-        .setKafkaProducerConfig(producer)
+    return KafkaDeadLetterSink.<Anomaly>kafkaSinkOn(
+            options.connection(), options.transactionalIdPrefix())
         .setRecordSerializer(new AnomalySerializationSchema(options.topic()))
         .setDeliveryGuarantee(options.delivery().guarantee())
-        .setTransactionalIdPrefix(options.transactionalIdPrefix())
-        .setTransactionNamingStrategy(
-            connection.poolTransactionalIds()
-                ? TransactionNamingStrategy.POOLING
-                : TransactionNamingStrategy.DEFAULT)
         .build();
   }
 }
