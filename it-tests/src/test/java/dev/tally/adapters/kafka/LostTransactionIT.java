@@ -176,40 +176,28 @@ class LostTransactionIT {
                 AnomalyDelivery.EXACTLY_ONCE,
                 "lost-transaction-it-anomalies",
                 false,
-                deadLetterConfig(false)));
+                deadLetterConfig()));
 
     Outcome outcome = commitAborted(sink.buildSink()::createCommitter);
 
-    assertThat(outcome.counted("anomalies"))
-        .as("tally.anomalies.lost-transactions + tally.anomalies.fenced-commits")
-        .isOne();
-    assertThat(outcome.counted("deadletters")).isZero();
-    if (outcome.lost("anomalies") == 1) {
-      assertThat(outcome.thrown)
-          .isInstanceOf(SuppressRestartsException.class)
-          .hasStackTraceContaining("Anomaly alerts lost")
-          .hasStackTraceContaining("anomalies.kafka.continue-after-lost-transactions=true");
-    } else {
-      assertThat(outcome.thrown).isNull();
-    }
+    outcome.assertNeverSilent(
+        "anomalies",
+        "deadletters",
+        "Anomaly alerts lost",
+        "anomalies.kafka.continue-after-lost-transactions=true");
   }
 
   @Test
   void theDeadLetterSinksCommitterCountsUnderTheDeadLetterMetrics() throws Exception {
-    KafkaDeadLetterSink sink = new KafkaDeadLetterSink(deadLetterConfig(false));
+    KafkaDeadLetterSink sink = new KafkaDeadLetterSink(deadLetterConfig());
 
     Outcome outcome = commitAborted(sink.buildSink()::createCommitter);
 
-    assertThat(outcome.counted("deadletters")).isOne();
-    assertThat(outcome.counted("anomalies")).isZero();
-    if (outcome.lost("deadletters") == 1) {
-      assertThat(outcome.thrown)
-          .isInstanceOf(SuppressRestartsException.class)
-          .hasStackTraceContaining("Dead letters lost")
-          .hasStackTraceContaining("kafka.dead-letter.continue-after-lost-transactions=true");
-    } else {
-      assertThat(outcome.thrown).isNull();
-    }
+    outcome.assertNeverSilent(
+        "deadletters",
+        "anomalies",
+        "Dead letters lost",
+        "kafka.dead-letter.continue-after-lost-transactions=true");
   }
 
   /** A sink's committer factory, as Flink's committer operator calls it. */
@@ -226,6 +214,25 @@ class LostTransactionIT {
 
     long counted(String subgroup) {
       return lost(subgroup) + count(subgroup, GuardedKafkaSink.FENCED_COMMITS);
+    }
+
+    /**
+     * The commit was counted once under {@code subgroup}'s counters and not under {@code other}'s;
+     * a loss (not a fence) failed the job without restarts, saying what was lost and how to go on.
+     */
+    void assertNeverSilent(String subgroup, String other, String lost, String acknowledgement) {
+      assertThat(counted(subgroup))
+          .as("tally.%s.lost-transactions + tally.%s.fenced-commits", subgroup, subgroup)
+          .isOne();
+      assertThat(counted(other)).as("the other sink's counters").isZero();
+      if (lost(subgroup) == 1) {
+        assertThat(thrown)
+            .isInstanceOf(SuppressRestartsException.class)
+            .hasStackTraceContaining(lost)
+            .hasStackTraceContaining(acknowledgement);
+      } else {
+        assertThat(thrown).isNull();
+      }
     }
 
     private long count(String subgroup, String counter) {
@@ -256,13 +263,12 @@ class LostTransactionIT {
     return new Outcome(metrics, thrown);
   }
 
-  private static DeadLetterConfig deadLetterConfig(boolean continueAfterLoss) {
+  private static DeadLetterConfig deadLetterConfig() {
     return DeadLetterConfig.builder()
         .bootstrapServers(broker.bootstrapServers())
         .topic(TOPIC)
         .transactionalIdPrefix("lost-transaction-it-dlq")
         .transactionTimeout(Duration.ofMinutes(1))
-        .continueAfterLostTransactions(continueAfterLoss)
         .build();
   }
 
