@@ -84,4 +84,25 @@ class AnomalyKeysTest {
         .hasMessageContaining("anomalies.table:")
         .hasMessageContaining("anomalies.kafka.delivery:");
   }
+
+  @Test
+  void aDeadLetterPrefixEqualToTheAnomalyProducersIsRefusedWithAnomaliesOn() {
+    Map<String, String> clash =
+        Map.of(
+            "job.name", "payments",
+            "kafka.dead-letter.transactional-id-prefix", "payments-anomalies");
+
+    assertThatThrownBy(() -> read(with(clash, "anomalies.enabled", "true")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining(
+            "kafka.dead-letter.transactional-id-prefix: payments-anomalies is the anomaly"
+                + " producer's prefix");
+    assertThat(read(clash).anomalies().enabled()).as("no anomaly producer, no clash").isFalse();
+  }
+
+  private static Map<String, String> with(Map<String, String> keys, String key, String value) {
+    Map<String, String> more = new HashMap<>(keys);
+    more.put(key, value);
+    return more;
+  }
 }
