@@ -3,6 +3,7 @@ package dev.tally.runtime;
 import dev.tally.adapters.iceberg.IcebergAccessCheck;
 import dev.tally.adapters.kafka.DeadLetterSizing;
 import dev.tally.adapters.kafka.KafkaAccessCheck;
+import dev.tally.adapters.kafka.SinkTopic;
 import dev.tally.adapters.kafka.TransactionTimeoutCheck;
 import dev.tally.ports.config.InvalidConfigException;
 import dev.tally.runtime.cli.CommandLines;
@@ -11,6 +12,7 @@ import dev.tally.runtime.cli.HelpOption;
 import dev.tally.runtime.cli.LocalRunArguments;
 import dev.tally.runtime.cli.ReplayCommand;
 import dev.tally.runtime.cli.Terminal;
+import dev.tally.runtime.config.AnomalyKeys;
 import dev.tally.runtime.config.ConfigurationException;
 import dev.tally.runtime.config.TallyConfig;
 import dev.tally.runtime.guice.TallyModules;
@@ -122,7 +124,7 @@ public final class TallyMain implements Callable<Integer> {
     LOG.info("{}", effective);
     checkAccess(config);
     checkDeadLetterTransactionTimeout(config);
-    config = sizeDeadLetters(config);
+    config = prepareKafkaSinks(config);
 
     TallyJob job = TallyModules.injector(config).getInstance(TallyJob.class);
     Configuration flink = job.configuration();
@@ -134,12 +136,21 @@ public final class TallyMain implements Callable<Integer> {
 
   /**
    * Sizes the dead-letter path for the largest record the source topics can hold (docs/behaviour.md
-   * "Record size"); fails the start naming every setting too small.
+   * "Record size"), and checks the dead-letter topic and, with anomalies on, the anomaly topic,
+   * creating either when it is missing; fails the start naming every setting too small and every
+   * topic that cannot work. Tests that start the job in their own cluster call it as the start
+   * does.
+   *
+   * @return {@code config} with the producer's size settings Tally sets
    */
-  private static TallyConfig sizeDeadLetters(TallyConfig config) {
+  public static TallyConfig prepareKafkaSinks(TallyConfig config) {
+    List<SinkTopic> others =
+        config.anomalies().enabled()
+            ? List.of(SinkTopic.alerts(AnomalyKeys.KAFKA_TOPIC.name(), config.anomalies().topic()))
+            : List.of();
     try {
       return config.withDeadLetter(
-          DeadLetterSizing.sizeFor(config.kafka().deadLetter(), config.kafka().source()));
+          DeadLetterSizing.sizeFor(config.kafka().deadLetter(), config.kafka().source(), others));
     } catch (InvalidConfigException e) {
       throw new ConfigurationException(e.problems());
     }

@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
@@ -17,10 +16,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * max.message.bytes}, must each accept the largest source record plus {@link
  * DeadLetterRecordSize#HEADROOM}. Settings Tally owns it sets; settings the user made, or a topic
  * that exists, it checks, and reports every one too small at once, naming the key or the topic
- * setting.
+ * setting. The dead-letter topic, and the topics of the job's other Kafka sinks (the anomaly
+ * topic), are checked or created by {@link SinkTopics}, in the same pass.
  *
  * <p>The job's start runs it ({@link #sizeFor}), next to the other checks against live services,
  * before the job graph is built: building a graph does no I/O with Kafka.
@@ -66,13 +64,8 @@ public final class DeadLetterSizing {
    *     broker's {@value #BROKER_MAX_MESSAGE} for a topic that does not exist yet, and for a topic
    *     pattern, which topics created later will match)
    * @param largestSource which topic (or the broker default) that limit is from, for messages
-   * @param deadLetterTopicMaxMessageBytes the dead-letter topic's effective {@value
-   *     #TOPIC_MAX_MESSAGE}; empty when the topic does not exist
    */
-  record Limits(
-      long sourceMaxMessageBytes,
-      String largestSource,
-      OptionalLong deadLetterTopicMaxMessageBytes) {}
+  record Limits(long sourceMaxMessageBytes, String largestSource) {}
 
   /**
    * The decision at start.
@@ -82,17 +75,15 @@ public final class DeadLetterSizing {
    * @param required what the producer and the topic must each accept
    * @param producerOverrides the producer properties Tally sets because the user did not
    * @param producerLimit the smaller of the producer's effective request size and buffer memory
-   * @param topicLimit the dead-letter topic's {@value #TOPIC_MAX_MESSAGE}: as found, or {@code
-   *     required} for a topic Tally creates
-   * @param createTopic whether the dead-letter topic must be created, with {@code required}
+   * @param deadLetterTopic the dead-letter topic as the start checks or creates it ({@link
+   *     SinkTopics}), needing {@code required}
    */
   record Plan(
       List<String> problems,
       long required,
       Map<String, String> producerOverrides,
       long producerLimit,
-      long topicLimit,
-      boolean createTopic) {}
+      SinkTopic deadLetterTopic) {}
 
   /**
    * Decides the producer's size settings and checks the ones given.
@@ -104,7 +95,7 @@ public final class DeadLetterSizing {
   static Plan plan(Limits limits, String deadLetterTopic, Map<String, String> producerProperties) {
     long required = DeadLetterRecordSize.requiredFor(limits.sourceMaxMessageBytes());
     String why =
-        " the dead-letter path needs "
+        "the dead-letter path needs "
             + required
             + " bytes for the largest record the source can hold ("
             + TOPIC_MAX_MESSAGE
@@ -129,30 +120,12 @@ public final class DeadLetterSizing {
             why,
             problems,
             overrides);
-    OptionalLong topicLimit = limits.deadLetterTopicMaxMessageBytes();
-    if (topicLimit.isPresent() && topicLimit.getAsLong() < required) {
-      problems.add(
-          DeadLetterConfig.TOPIC.name()
-              + ": the topic "
-              + deadLetterTopic
-              + " has "
-              + TOPIC_MAX_MESSAGE
-              + "="
-              + topicLimit.getAsLong()
-              + ", less than"
-              + why
-              + ": raise the topic's "
-              + TOPIC_MAX_MESSAGE
-              + " to at least "
-              + required);
-    }
     return new Plan(
         List.copyOf(problems),
         required,
         Map.copyOf(overrides),
         Math.min(requestSize, bufferMemory),
-        topicLimit.orElse(required),
-        topicLimit.isEmpty());
+        new SinkTopic(DeadLetterConfig.TOPIC.name(), deadLetterTopic, required, why));
   }
 
   /**
@@ -192,7 +165,7 @@ public final class DeadLetterSizing {
           keys
               + ": "
               + parsed
-              + " is too small for dead letters:"
+              + " is too small for dead letters: "
               + why
               + "; raise it to at least "
               + minimum
@@ -210,7 +183,22 @@ public final class DeadLetterSizing {
    * @throws IllegalStateException when Kafka does not answer
    */
   public static DeadLetterConfig sizeFor(DeadLetterConfig options, KafkaSourceConfig source) {
-    Plan plan = prepare(adminProperties(options), source.topics(), source.topicPattern(), options);
+    return sizeFor(options, source, List.of());
+  }
+
+  /**
+   * As {@link #sizeFor(DeadLetterConfig, KafkaSourceConfig)}, and checks or creates the topics of
+   * the job's other Kafka sinks on the dead-letter producer's cluster the same way ({@link
+   * SinkTopics}): the anomaly topic. Every problem of every topic is reported at once.
+   *
+   * @param otherTopics the topics of the other sinks that write with the dead-letter producer's
+   *     connection, e.g. {@link SinkTopic#alerts}
+   */
+  public static DeadLetterConfig sizeFor(
+      DeadLetterConfig options, KafkaSourceConfig source, List<SinkTopic> otherTopics) {
+    Plan plan =
+        prepare(
+            adminProperties(options), source.topics(), source.topicPattern(), options, otherTopics);
     Map<String, String> producer = new LinkedHashMap<>(options.producerProperties());
     producer.putAll(plan.producerOverrides());
     return options.withProducerProperties(producer);
@@ -231,19 +219,26 @@ public final class DeadLetterSizing {
     }
   }
 
-  /** Reads the limits, plans, creates the dead-letter topic if it is missing. */
+  /**
+   * Reads the limits, plans, checks the sink topics that exist and creates those that are missing.
+   */
   static Plan prepare(
       Map<String, String> adminProperties,
       List<String> topics,
       String topicPattern,
-      DeadLetterConfig options) {
+      DeadLetterConfig options,
+      List<SinkTopic> otherTopics) {
     try (Admin admin = Admin.create(toProperties(adminProperties))) {
-      Limits limits = readLimits(admin, topics, topicPattern, options.topic());
+      Limits limits = readLimits(admin, topics, topicPattern);
       Plan plan = plan(limits, options.topic(), options.producerProperties());
-      InvalidConfigException.throwIfAny("dead-letter sizing", plan.problems());
-      if (plan.createTopic()) {
-        createTopic(admin, options.topic(), plan.required());
-      }
+      List<SinkTopic> sinkTopics = new ArrayList<>();
+      sinkTopics.add(plan.deadLetterTopic());
+      sinkTopics.addAll(otherTopics);
+      SinkTopics.Checked checked = SinkTopics.check(admin, sinkTopics);
+      List<String> problems = new ArrayList<>(plan.problems());
+      problems.addAll(checked.problems());
+      InvalidConfigException.throwIfAny("Kafka sink sizing", problems);
+      SinkTopics.create(admin, checked.missing());
       LOG.info(
           "Dead letters to {}: largest source record {} bytes ({}), producer and topic sized for"
               + " {} bytes; producer settings set by Tally: {}",
@@ -263,7 +258,7 @@ public final class DeadLetterSizing {
   }
 
   /** What the start reads from the cluster: see {@link Limits}. */
-  static Limits readLimits(Admin admin, List<String> topics, String topicPattern, String dlq)
+  static Limits readLimits(Admin admin, List<String> topics, String topicPattern)
       throws InterruptedException, ExecutionException, TimeoutException {
     long millis = ADMIN_TIMEOUT.toMillis();
     Set<String> existing = admin.listTopics().names().get(millis, TimeUnit.MILLISECONDS);
@@ -281,11 +276,7 @@ public final class DeadLetterSizing {
         }
       }
     }
-    List<String> described = new ArrayList<>(sources);
-    if (existing.contains(dlq)) {
-      described.add(dlq);
-    }
-    Map<String, Long> byTopic = topicLimits(admin, described);
+    Map<String, Long> byTopic = topicLimits(admin, sources);
     long largest = -1;
     String from = null;
     for (String source : sources) {
@@ -302,9 +293,7 @@ public final class DeadLetterSizing {
         from = "the broker's " + BROKER_MAX_MESSAGE + ", for source topics created later";
       }
     }
-    OptionalLong deadLetter =
-        byTopic.containsKey(dlq) ? OptionalLong.of(byTopic.get(dlq)) : OptionalLong.empty();
-    return new Limits(largest, from, deadLetter);
+    return new Limits(largest, from);
   }
 
   /**
@@ -334,46 +323,6 @@ public final class DeadLetterSizing {
   static Map<String, String> adminProperties(DeadLetterConfig options) {
     return KafkaAccessCheck.adminProperties(
         options.bootstrapServers(), options.producerProperties());
-  }
-
-  private static void createTopic(Admin admin, String topic, long maxMessageBytes)
-      throws InterruptedException, ExecutionException, TimeoutException {
-    NewTopic newTopic =
-        new NewTopic(topic, Optional.empty(), Optional.empty())
-            .configs(Map.of(TOPIC_MAX_MESSAGE, Long.toString(maxMessageBytes)));
-    try {
-      admin
-          .createTopics(List.of(newTopic))
-          .all()
-          .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      LOG.info(
-          "Created the dead-letter topic {} with {}={} (partitions and replication: the broker's"
-              + " defaults)",
-          topic,
-          TOPIC_MAX_MESSAGE,
-          maxMessageBytes);
-    } catch (ExecutionException e) {
-      if (!(e.getCause() instanceof TopicExistsException)) {
-        throw e;
-      }
-      // Created by someone else since the start looked: check it as an existing topic.
-      long limit = topicLimits(admin, List.of(topic)).get(topic);
-      if (limit < maxMessageBytes) {
-        InvalidConfigException.throwIfAny(
-            "dead-letter sizing",
-            List.of(
-                DeadLetterConfig.TOPIC.name()
-                    + ": the topic "
-                    + topic
-                    + " has "
-                    + TOPIC_MAX_MESSAGE
-                    + "="
-                    + limit
-                    + ", less than the "
-                    + maxMessageBytes
-                    + " the dead-letter path needs: raise it"));
-      }
-    }
   }
 
   private static Map<String, Long> topicLimits(Admin admin, List<String> topics)

@@ -18,9 +18,10 @@ import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
 
 /**
  * Flink's {@link KafkaSink}, unchanged but for its committer, which {@link LostTransactionGuard}
- * watches, and for its writer, which hands each record over with the checkpoint it follows ({@link
- * CheckpointStampingWriter}). Writer state, committables and their serializers are the connector's
- * own, so the sink's state in existing checkpoints and savepoints restores as it is.
+ * watches (its counters and messages named by a {@link TransactionalOutput}), and for its writer,
+ * which hands each record over with the checkpoint it follows ({@link CheckpointStampingWriter}).
+ * Writer state, committables and their serializers are the connector's own, so the sink's state in
+ * existing checkpoints and savepoints restores as it is.
  *
  * @param <IN> the records the sink receives
  * @param <OUT> the records the connector's writer serializes
@@ -32,34 +33,46 @@ final class GuardedKafkaSink<IN, OUT>
 
   private static final long serialVersionUID = 1L;
 
-  /** The group and names of the committer's counters: lost transactions, fenced commits. */
+  /**
+   * The group and names of the committer's counters: lost transactions, fenced commits; the
+   * subgroup is the output's ({@link TransactionalOutput#metricSubgroup()}).
+   */
   static final String METRIC_GROUP = "tally";
 
-  static final String METRIC_SUBGROUP = "deadletters";
   static final String LOST_TRANSACTIONS = "lost-transactions";
   static final String FENCED_COMMITS = "fenced-commits";
 
   private final KafkaSink<OUT> kafka;
   private final CheckpointStampingWriter.Stamp<IN, OUT> stamp;
+  private final TransactionalOutput output;
   private final boolean continueAfterLoss;
 
+  /**
+   * @param kafka the connector's sink, exactly once
+   * @param stamp joins a record and the checkpoint its writer took last
+   * @param output what the sink writes, for its counters and messages
+   * @param continueAfterLoss whether the job goes on after a lost transaction
+   */
   GuardedKafkaSink(
       KafkaSink<OUT> kafka,
       CheckpointStampingWriter.Stamp<IN, OUT> stamp,
+      TransactionalOutput output,
       boolean continueAfterLoss) {
     this.kafka = kafka;
     this.stamp = stamp;
+    this.output = output;
     this.continueAfterLoss = continueAfterLoss;
   }
 
   @Override
   public Committer<KafkaCommittable> createCommitter(CommitterInitContext context)
       throws IOException {
-    var metrics = context.metricGroup().addGroup(METRIC_GROUP).addGroup(METRIC_SUBGROUP);
+    var metrics = context.metricGroup().addGroup(METRIC_GROUP).addGroup(output.metricSubgroup());
     return new LostTransactionGuard(
         kafka.createCommitter(context),
         metrics.counter(LOST_TRANSACTIONS),
         metrics.counter(FENCED_COMMITS),
+        output,
         continueAfterLoss);
   }
 

@@ -7,6 +7,7 @@ import java.util.UUID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.flink.streaming.api.datastream.DataStream;
 
@@ -52,28 +53,45 @@ final class KafkaDeadLetterSink implements RejectedRecordSink {
 
   GuardedKafkaSink<LineagedRejection, StampedRejection> buildSink() {
     return new GuardedKafkaSink<>(
-        buildKafkaSink(), StampedRejection::new, options.continueAfterLostTransactions());
+        buildKafkaSink(),
+        StampedRejection::new,
+        TransactionalOutput.DEAD_LETTERS,
+        options.continueAfterLostTransactions());
   }
 
   private KafkaSink<StampedRejection> buildKafkaSink() {
-    Properties producer = new Properties();
-    producer.putAll(options.producerProperties());
-    producer.setProperty(
-        "transaction.timeout.ms", Long.toString(options.transactionTimeout().toMillis()));
-    return KafkaSink.<StampedRejection>builder()
-        .setBootstrapServers(options.bootstrapServers())
-        .setKafkaProducerConfig(producer)
+    return KafkaDeadLetterSink.<StampedRejection>kafkaSinkOn(
+            options, options.transactionalIdPrefix())
         .setRecordSerializer(
             new DeadLetterSerializationSchema(
                 options.topic(),
                 DeadLetterSizing.producerLimit(options.producerProperties()),
                 DeadLetterSizing.adminProperties(options)))
         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-        .setTransactionalIdPrefix(options.transactionalIdPrefix())
-        .setTransactionNamingStrategy(
-            options.poolTransactionalIds()
-                ? TransactionNamingStrategy.POOLING
-                : TransactionNamingStrategy.DEFAULT)
         .build();
+  }
+
+  /**
+   * A {@code KafkaSink} builder on the dead-letter producer's cluster, properties, transaction
+   * timeout and naming strategy, which the anomaly sink shares ({@link KafkaAnomalySink}); the
+   * caller sets the serializer and the delivery guarantee.
+   *
+   * @param connection the dead-letter sink's settings
+   * @param transactionalIdPrefix the prefix of the sink's own transactional ids
+   */
+  static <T> KafkaSinkBuilder<T> kafkaSinkOn(
+      DeadLetterConfig connection, String transactionalIdPrefix) {
+    Properties producer = new Properties();
+    producer.putAll(connection.producerProperties());
+    producer.setProperty(
+        "transaction.timeout.ms", Long.toString(connection.transactionTimeout().toMillis()));
+    return KafkaSink.<T>builder()
+        .setBootstrapServers(connection.bootstrapServers())
+        .setKafkaProducerConfig(producer)
+        .setTransactionalIdPrefix(transactionalIdPrefix)
+        .setTransactionNamingStrategy(
+            connection.poolTransactionalIds()
+                ? TransactionNamingStrategy.POOLING
+                : TransactionNamingStrategy.DEFAULT);
   }
 }

@@ -15,8 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dead-letter committer of Flink's {@code KafkaSink}, with the cases that lose dead letters
- * made loud.
+ * The committer of Flink's {@code KafkaSink} for the dead letters or the anomaly alerts ({@link
+ * TransactionalOutput}), with the cases that lose records made loud.
  *
  * <p>The connector's {@code KafkaCommitter} (5.0) commits the transaction of a completed
  * checkpoint. When the commit fails with a "known reason" it logs likely data loss, and Flink
@@ -27,19 +27,19 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code InvalidTxnStateException} (a commit of a transaction the broker has aborted: it
  *       outlived {@code transaction.timeout.ms}, e.g. a restart or a broker outage longer than
  *       {@code kafka.dead-letter.recoverable-downtime} allowed for) and {@code
- *       UnknownProducerIdException} (the broker no longer knows the producer at all): the dead
- *       letters of that checkpoint are lost. Each is counted ({@code
- *       tally.deadletters.lost-transactions}), logged as an ERROR naming the transaction, and the
- *       job fails for good, without restarts ({@link SuppressRestartsException}), since a restart
- *       would only meet the same loss again. Resuming from the retained checkpoint with {@link
- *       DeadLetterConfig#CONTINUE_AFTER_LOST_TRANSACTIONS} set is the operator's acknowledgement:
- *       the loss is counted and logged and the job goes on.
+ *       UnknownProducerIdException} (the broker no longer knows the producer at all): the records
+ *       of that checkpoint are lost. Each is counted ({@code tally.<output>.lost-transactions}),
+ *       logged as an ERROR naming the transaction, and the job fails for good, without restarts
+ *       ({@link SuppressRestartsException}), since a restart would only meet the same loss again.
+ *       Resuming from the retained checkpoint with the output's continue key set (e.g. {@link
+ *       DeadLetterConfig#CONTINUE_AFTER_LOST_TRANSACTIONS}) is the operator's acknowledgement: the
+ *       loss is counted and logged and the job goes on.
  *   <li>{@code ProducerFencedException}: a newer producer holds the transactional id. That is the
  *       normal outcome of recommitting a transaction that was committed before a failure once a
  *       later producer took its id (a second restore of one checkpoint, a rollback, a rescale:
  *       FLINK-8086), and also the outcome of a transaction the broker aborted on timeout and whose
  *       id was taken since. The commit response cannot tell the two apart, and failing on it would
- *       fail ordinary recoveries. So it is counted ({@code tally.deadletters.fenced-commits}) and
+ *       fail ordinary recoveries. So it is counted ({@code tally.<output>.fenced-commits}) and
  *       logged as an ERROR naming the transaction, and the job goes on; the start's check of the
  *       transaction timeout ({@link TransactionTimeoutCheck}) is what keeps the timeout case out.
  * </ul>
@@ -53,22 +53,26 @@ final class LostTransactionGuard implements Committer<KafkaCommittable> {
   private final Committer<KafkaCommittable> delegate;
   private final Counter lostTransactions;
   private final Counter fencedCommits;
+  private final TransactionalOutput output;
   private final boolean continueAfterLoss;
 
   /**
    * @param delegate the connector's committer
    * @param lostTransactions counts the transactions lost
    * @param fencedCommits counts the commits a newer producer of the same id fenced
+   * @param output what the transactions hold, for messages
    * @param continueAfterLoss whether the job goes on after a loss instead of failing
    */
   LostTransactionGuard(
       Committer<KafkaCommittable> delegate,
       Counter lostTransactions,
       Counter fencedCommits,
+      TransactionalOutput output,
       boolean continueAfterLoss) {
     this.delegate = delegate;
     this.lostTransactions = lostTransactions;
     this.fencedCommits = fencedCommits;
+    this.output = output;
     this.continueAfterLoss = continueAfterLoss;
   }
 
@@ -85,18 +89,20 @@ final class LostTransactionGuard implements Committer<KafkaCommittable> {
       return;
     }
     lostTransactions.inc(lost.size());
+    String records = output.records();
     String message =
-        "Dead letters lost: the broker no longer has "
+        Character.toUpperCase(records.charAt(0))
+            + records.substring(1)
+            + " lost: the broker no longer has "
             + (lost.size() == 1 ? "the Kafka transaction " : lost.size() + " Kafka transactions ")
             + "of a completed checkpoint ("
             + String.join("; ", lost)
-            + "), so its dead letters were never committed. It outlived the transaction timeout"
+            + "), so its "
+            + records
+            + " were never committed. It outlived the transaction timeout"
             + " (kafka.dead-letter.transaction-timeout; see kafka.dead-letter.recoverable-downtime).";
     if (continueAfterLoss) {
-      LOG.error(
-          "{} The job goes on ({}=true).",
-          message,
-          DeadLetterConfig.CONTINUE_AFTER_LOST_TRANSACTIONS.name());
+      LOG.error("{} The job goes on ({}=true).", message, output.continueKey());
       return;
     }
     LOG.error("{} The job fails without restarting.", message);
@@ -105,8 +111,8 @@ final class LostTransactionGuard implements Committer<KafkaCommittable> {
             message
                 + " The job fails without restarting, so that this is seen; to go on, resume from"
                 + " the latest checkpoint with "
-                + DeadLetterConfig.CONTINUE_AFTER_LOST_TRANSACTIONS.name()
-                + "=true to go on."));
+                + output.continueKey()
+                + "=true."));
   }
 
   @Override
@@ -159,14 +165,17 @@ final class LostTransactionGuard implements Committer<KafkaCommittable> {
       } else if (failure instanceof ProducerFencedException) {
         fencedCommits.inc();
         LOG.error(
-            "Dead-letter commit fenced: {}. A newer producer holds the transactional id: expected"
-                + " when a transaction committed before a failure is recommitted after a later"
-                + " producer took its id (a repeated restore, a rollback, a rescale); dead letters"
-                + " are lost only if the broker had aborted the transaction on timeout first"
+            "Commit of {} fenced: {}. A newer producer holds the transactional id: expected when a"
+                + " transaction committed before a failure is recommitted after a later producer"
+                + " took its id (a repeated restore, a rollback, a rescale); {} are lost only if"
+                + " the broker had aborted the transaction on timeout first"
                 + " (kafka.dead-letter.recoverable-downtime) or another job uses the same"
-                + " kafka.dead-letter.transactional-id-prefix. Counted in"
-                + " tally.deadletters.fenced-commits; the job goes on.",
-            transaction);
+                + " transactional-id prefix ({}). Counted in {}; the job goes on.",
+            output.records(),
+            transaction,
+            output.records(),
+            output.prefixSource(),
+            output.metric(GuardedKafkaSink.FENCED_COMMITS));
       }
       request.signalFailedWithKnownReason(failure);
     }

@@ -2,38 +2,43 @@ package dev.tally.adapters.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 class DeadLetterSizingTest {
 
   private static final long TWO_MIB = 2L * 1024 * 1024;
 
-  private static DeadLetterSizing.Limits source(long limit, OptionalLong deadLetterTopic) {
-    return new DeadLetterSizing.Limits(limit, "topic txs", deadLetterTopic);
+  private static DeadLetterSizing.Limits source(long limit) {
+    return new DeadLetterSizing.Limits(limit, "topic txs");
+  }
+
+  /** An existing topic that can work but for its {@code max.message.bytes}. */
+  private static SinkTopics.Existing topic(long maxMessageBytes) {
+    return new SinkTopics.Existing(maxMessageBytes, "delete", 1, 1);
   }
 
   @Test
-  void withNothingSetTallySizesTheProducerAndCreatesTheTopic() {
-    DeadLetterSizing.Plan plan =
-        DeadLetterSizing.plan(source(TWO_MIB, OptionalLong.empty()), "txs.dlq", Map.of());
+  void withNothingSetTallySizesTheProducerAndTheTopicItCreates() {
+    DeadLetterSizing.Plan plan = DeadLetterSizing.plan(source(TWO_MIB), "txs.dlq", Map.of());
 
     assertThat(plan.problems()).isEmpty();
     assertThat(plan.required()).isEqualTo(TWO_MIB + DeadLetterRecordSize.HEADROOM);
     assertThat(plan.producerOverrides())
         .containsEntry("max.request.size", Long.toString(TWO_MIB + 8_192))
         .containsEntry("buffer.memory", Long.toString(32L * 1024 * 1024));
-    assertThat(plan.createTopic()).isTrue();
-    assertThat(plan.topicLimit()).isEqualTo(plan.required());
+    assertThat(plan.deadLetterTopic().topic()).isEqualTo("txs.dlq");
+    assertThat(plan.deadLetterTopic().key()).isEqualTo("kafka.dead-letter.topic");
+    assertThat(plan.deadLetterTopic().maxMessageBytes()).isEqualTo(plan.required());
     assertThat(plan.producerLimit()).isEqualTo(plan.required());
   }
 
   @Test
   void aSourceLargerThanTheDefaultBufferRaisesTheBufferToo() {
     long huge = 64L * 1024 * 1024;
-    DeadLetterSizing.Plan plan =
-        DeadLetterSizing.plan(source(huge, OptionalLong.empty()), "txs.dlq", Map.of());
+    DeadLetterSizing.Plan plan = DeadLetterSizing.plan(source(huge), "txs.dlq", Map.of());
 
     assertThat(plan.producerOverrides())
         .containsEntry("buffer.memory", Long.toString(huge + 8_192))
@@ -44,14 +49,13 @@ class DeadLetterSizingTest {
   void settingsGivenLargeEnoughAreKeptAndAnExistingTopicLargeEnoughIsUsed() {
     DeadLetterSizing.Plan plan =
         DeadLetterSizing.plan(
-            source(1_048_588, OptionalLong.of(4_000_000)),
+            source(1_048_588),
             "txs.dlq",
             Map.of("max.request.size", "3000000", "buffer.memory", "16777216"));
 
     assertThat(plan.problems()).isEmpty();
     assertThat(plan.producerOverrides()).isEmpty();
-    assertThat(plan.createTopic()).isFalse();
-    assertThat(plan.topicLimit()).isEqualTo(4_000_000);
+    assertThat(SinkTopics.problems(plan.deadLetterTopic(), topic(4_000_000))).isEmpty();
     assertThat(plan.producerLimit()).isEqualTo(3_000_000);
   }
 
@@ -59,11 +63,13 @@ class DeadLetterSizingTest {
   void everySettingTooSmallIsReportedAtOnceNamingItsKey() {
     DeadLetterSizing.Plan plan =
         DeadLetterSizing.plan(
-            source(TWO_MIB, OptionalLong.of(1_048_588)),
+            source(TWO_MIB),
             "txs.dlq",
             Map.of("max.request.size", "1048576", "buffer.memory", "lots"));
+    List<String> problems = new ArrayList<>(plan.problems());
+    problems.addAll(SinkTopics.problems(plan.deadLetterTopic(), topic(1_048_588)));
 
-    assertThat(plan.problems())
+    assertThat(problems)
         .hasSize(3)
         .anySatisfy(
             p ->
@@ -89,10 +95,13 @@ class DeadLetterSizingTest {
 
   @Test
   void aDeadLetterTopicAsLargeAsTheSourceIsTooSmallForTheHeaders() {
-    DeadLetterSizing.Plan plan =
-        DeadLetterSizing.plan(source(1_048_588, OptionalLong.of(1_048_588)), "txs.dlq", Map.of());
+    DeadLetterSizing.Plan plan = DeadLetterSizing.plan(source(1_048_588), "txs.dlq", Map.of());
 
-    assertThat(plan.problems()).singleElement().asString().startsWith("kafka.dead-letter.topic:");
+    assertThat(plan.problems()).isEmpty();
+    assertThat(SinkTopics.problems(plan.deadLetterTopic(), topic(1_048_588)))
+        .singleElement()
+        .asString()
+        .startsWith("kafka.dead-letter.topic:");
   }
 
   @Test

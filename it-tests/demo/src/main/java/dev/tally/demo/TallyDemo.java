@@ -70,7 +70,10 @@ public final class TallyDemo implements Callable<Integer> {
   private static final String TOPIC = "financial-transactions";
   private static final String DLQ = TOPIC + ".dlq";
 
-  /** Tally's default anomaly topic for {@link #TOPIC}; Tally does not create it. */
+  /**
+   * Tally's default anomaly topic for {@link #TOPIC}; created here with 4 partitions, where Tally's
+   * start would create it with the broker's default.
+   */
   private static final String ANOMALY_TOPIC = TOPIC + ".anomalies";
 
   private static final String GROUP = "tally-demo";

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.tally.it.Await;
 import dev.tally.stack.KafkaBroker;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,14 +13,25 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.UUID;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobInfo;
+import org.apache.flink.api.common.JobInfoImpl;
+import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.api.common.TaskInfoImpl;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.Committer.CommitRequest;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.connector.kafka.sink.KafkaCommittable;
 import org.apache.flink.connector.kafka.sink.internal.FlinkKafkaInternalProducer;
 import org.apache.flink.connector.kafka.sink.internal.KafkaCommitter;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.metrics.groups.SinkCommitterMetricGroup;
+import org.apache.flink.metrics.testutils.MetricListener;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TransactionState;
@@ -48,7 +60,9 @@ import org.junit.jupiter.api.Test;
  * checkpoint's completion and its commit (the dead-letter committer has its own task, and commits
  * right when the checkpoint completes). So the writer's side is done here as the connector's writer
  * does it: a transactional producer, a record, a flush (the pre-commit at a checkpoint), and the
- * committable the checkpoint would hold; then the producer dies, as a task does.
+ * committable the checkpoint would hold; then the producer dies, as a task does. The last tests
+ * commit through the committer each of Tally's transactional sinks creates, the dead-letter and the
+ * anomaly sink, so that each is seen guarded and counting under its own metrics.
  */
 class LostTransactionIT {
 
@@ -153,6 +167,153 @@ class LostTransactionIT {
     assertThat(committedValues()).contains(value);
   }
 
+  @Test
+  void theAnomalySinksCommitterIsGuardedAndCountsUnderItsOwnMetrics() throws Exception {
+    KafkaAnomalySink sink =
+        new KafkaAnomalySink(
+            new KafkaAnomalySinkConfig(
+                "alerts",
+                AnomalyDelivery.EXACTLY_ONCE,
+                "lost-transaction-it-anomalies",
+                false,
+                deadLetterConfig()));
+
+    Outcome outcome = commitAborted(sink.buildSink()::createCommitter);
+
+    outcome.assertNeverSilent(
+        "anomalies",
+        "deadletters",
+        "Anomaly alerts lost",
+        "anomalies.kafka.continue-after-lost-transactions=true");
+  }
+
+  @Test
+  void theDeadLetterSinksCommitterCountsUnderTheDeadLetterMetrics() throws Exception {
+    KafkaDeadLetterSink sink = new KafkaDeadLetterSink(deadLetterConfig());
+
+    Outcome outcome = commitAborted(sink.buildSink()::createCommitter);
+
+    outcome.assertNeverSilent(
+        "deadletters",
+        "anomalies",
+        "Dead letters lost",
+        "kafka.dead-letter.continue-after-lost-transactions=true");
+  }
+
+  /** A sink's committer factory, as Flink's committer operator calls it. */
+  @FunctionalInterface
+  private interface CommitterFactory {
+    Committer<KafkaCommittable> create(CommitterInitContext context) throws Exception;
+  }
+
+  /** What committing a broker-aborted transaction through a sink's own committer did. */
+  private record Outcome(MetricListener metrics, Throwable thrown) {
+    long lost(String subgroup) {
+      return count(subgroup, GuardedKafkaSink.LOST_TRANSACTIONS);
+    }
+
+    long counted(String subgroup) {
+      return lost(subgroup) + count(subgroup, GuardedKafkaSink.FENCED_COMMITS);
+    }
+
+    /**
+     * The commit was counted once under {@code subgroup}'s counters and not under {@code other}'s;
+     * a loss (not a fence) failed the job without restarts, saying what was lost and how to go on.
+     */
+    void assertNeverSilent(String subgroup, String other, String lost, String acknowledgement) {
+      assertThat(counted(subgroup))
+          .as("tally.%s.lost-transactions + tally.%s.fenced-commits", subgroup, subgroup)
+          .isOne();
+      assertThat(counted(other)).as("the other sink's counters").isZero();
+      if (lost(subgroup) == 1) {
+        assertThat(thrown)
+            .isInstanceOf(SuppressRestartsException.class)
+            .hasStackTraceContaining(lost)
+            .hasStackTraceContaining(acknowledgement);
+      } else {
+        assertThat(thrown).isNull();
+      }
+    }
+
+    private long count(String subgroup, String counter) {
+      return metrics
+          .getCounter(GuardedKafkaSink.METRIC_GROUP, subgroup, counter)
+          .map(Counter::getCount)
+          .orElse(0L);
+    }
+  }
+
+  /**
+   * Commits, through the committer a sink creates for subtask 0, a transaction the broker aborted
+   * on timeout before its commit.
+   */
+  private static Outcome commitAborted(CommitterFactory sink) throws Exception {
+    KafkaCommittable committable = precommitted("lost-" + UUID.randomUUID(), Duration.ofSeconds(1));
+    awaitAbortedByTheBroker(committable.getTransactionalId());
+    MetricListener metrics = new MetricListener();
+    Recorded request = new Recorded(committable);
+    Committer<KafkaCommittable> committer = sink.create(initContext(metrics));
+    Throwable thrown;
+    try {
+      thrown = catchThrowable(() -> committer.commit(List.of(request)));
+    } finally {
+      committer.close();
+    }
+    assertThat(request.knownFailure).as("the connector's own verdict").isNotNull();
+    return new Outcome(metrics, thrown);
+  }
+
+  private static DeadLetterConfig deadLetterConfig() {
+    return DeadLetterConfig.builder()
+        .bootstrapServers(broker.bootstrapServers())
+        .topic(TOPIC)
+        .transactionalIdPrefix("lost-transaction-it-dlq")
+        .transactionTimeout(Duration.ofMinutes(1))
+        .build();
+  }
+
+  /**
+   * The context of subtask 0's committer, first attempt, whose metric group is a {@link
+   * MetricListener}'s: the committer only names its counters through it.
+   */
+  private static CommitterInitContext initContext(MetricListener metrics) {
+    MetricGroup root = metrics.getMetricGroup();
+    SinkCommitterMetricGroup group =
+        (SinkCommitterMetricGroup)
+            Proxy.newProxyInstance(
+                LostTransactionIT.class.getClassLoader(),
+                new Class<?>[] {SinkCommitterMetricGroup.class},
+                (proxy, method, args) -> {
+                  if (method.getDeclaringClass() == MetricGroup.class) {
+                    return method.invoke(root, args);
+                  }
+                  throw new UnsupportedOperationException(method.toString());
+                });
+    TaskInfo task = new TaskInfoImpl("committer", 1, 0, 1, 0);
+    JobInfo job = new JobInfoImpl(new JobID(), "lost-transaction-it");
+    return new CommitterInitContext() {
+      @Override
+      public SinkCommitterMetricGroup metricGroup() {
+        return group;
+      }
+
+      @Override
+      public OptionalLong getRestoredCheckpointId() {
+        return OptionalLong.empty();
+      }
+
+      @Override
+      public JobInfo getJobInfo() {
+        return job;
+      }
+
+      @Override
+      public TaskInfo getTaskInfo() {
+        return task;
+      }
+    };
+  }
+
   /**
    * What a checkpoint holds for a dead-letter transaction: one record written and flushed (the
    * writer's pre-commit), then the writer's producer gone without committing, as a failed task's.
@@ -178,7 +339,12 @@ class LostTransactionIT {
   private static void commit(boolean continueAfterLoss, Counters counters, Recorded request)
       throws Exception {
     LostTransactionGuard guard =
-        new LostTransactionGuard(committer(), counters.lost, counters.fenced, continueAfterLoss);
+        new LostTransactionGuard(
+            committer(),
+            counters.lost,
+            counters.fenced,
+            TransactionalOutput.DEAD_LETTERS,
+            continueAfterLoss);
     try {
       guard.commit(List.of(request));
     } finally {

@@ -5,7 +5,6 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Stage;
 import com.google.inject.util.Modules;
-import dev.tally.adapters.kafka.DeadLetterSizing;
 import dev.tally.adapters.kafka.KafkaSourceModule;
 import dev.tally.it.Await;
 import dev.tally.it.anomaly.AnomalyReport;
@@ -22,6 +21,7 @@ import dev.tally.it.oracle.SpendingTableReader;
 import dev.tally.it.oracle.TopicWriter;
 import dev.tally.it.oracle.Totals;
 import dev.tally.ports.in.TransactionSource;
+import dev.tally.runtime.TallyMain;
 import dev.tally.runtime.config.ConfigSource;
 import dev.tally.runtime.config.TallyConfig;
 import dev.tally.runtime.guice.TallyModules;
@@ -273,7 +273,8 @@ final class Harness implements AutoCloseable {
       this.anomalyTable = "anomalies_" + name.replaceAll("[^a-z0-9]", "_");
       this.dlq = topic + "." + name + ".dlq";
       this.anomalyTopic = topic + "." + name + ".anomalies";
-      // Tally does not create the anomaly topic (docs/behaviour.md "Anomalies").
+      // Tally would create a missing anomaly topic with the broker's partitions (1 here); with 2,
+      // the topic reader must read every partition.
       infrastructure.createTopic(anomalyTopic, ANOMALY_PARTITIONS);
       this.group = "tally-" + name;
       // The dead-letter topic is the job's to create, sized for the source topic's records.
@@ -309,10 +310,9 @@ final class Harness implements AutoCloseable {
         throws Exception {
       List<String> settings = List.of(overrides);
       TallyConfig read = TallyConfig.read(ConfigSource.load(config, settings, System::getenv));
-      // As TallyMain's start does: the dead-letter path sized for the source topic.
-      TallyConfig tally =
-          read.withDeadLetter(
-              DeadLetterSizing.sizeFor(read.kafka().deadLetter(), read.kafka().source()));
+      // As TallyMain's start does: the dead-letter path sized for the source topic, the sink topics
+      // checked or created.
+      TallyConfig tally = TallyMain.prepareKafkaSinks(read);
       Injector injector;
       if (fault == null) {
         injector = TallyModules.injector(tally);

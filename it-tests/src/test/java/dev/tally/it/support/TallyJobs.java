@@ -1,6 +1,6 @@
 package dev.tally.it.support;
 
-import dev.tally.adapters.kafka.DeadLetterSizing;
+import dev.tally.runtime.TallyMain;
 import dev.tally.runtime.config.ConfigSource;
 import dev.tally.runtime.config.TallyConfig;
 import dev.tally.runtime.guice.TallyModules;
@@ -17,14 +17,13 @@ public final class TallyJobs {
 
   /**
    * Reads and checks the configuration file, sizes the dead-letter path for the source topics (as
-   * the start does, which creates the dead-letter topic), builds the job from its Guice modules and
+   * the start does, which creates the dead-letter topic and, with anomalies on, the anomaly topic
+   * when missing: {@link TallyMain#prepareKafkaSinks}), builds the job from its Guice modules and
    * submits it to the current execution environment (a MiniCluster of the test).
    */
   public static JobClient submit(Path config) throws Exception {
     TallyConfig read = TallyConfig.read(ConfigSource.load(config, List.of(), System::getenv));
-    TallyConfig tally =
-        read.withDeadLetter(
-            DeadLetterSizing.sizeFor(read.kafka().deadLetter(), read.kafka().source()));
+    TallyConfig tally = TallyMain.prepareKafkaSinks(read);
     TallyJob job = TallyModules.injector(tally).getInstance(TallyJob.class);
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.getExecutionEnvironment(job.configuration());

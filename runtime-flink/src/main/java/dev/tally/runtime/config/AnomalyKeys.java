@@ -59,7 +59,11 @@ public final class AnomalyKeys {
           .required()
           .description(
               "Kafka topic of the alerts: JSON keyed by `user_id`, on the source's cluster, with"
-                  + " the dead-letter producer's properties and transaction timeout.");
+                  + " the dead-letter producer's properties and transaction timeout. Created at"
+                  + " start when missing (the broker's partitions and replication), checked when"
+                  + " present: a compacted topic, one whose `max.message.bytes` is below an"
+                  + " alert's bound or whose `min.insync.replicas` exceeds its replicas fails the"
+                  + " start.");
 
   /** How the anomaly topic is written. */
   public static final ConfigKey<AnomalyDelivery> KAFKA_DELIVERY =
@@ -84,6 +88,8 @@ public final class AnomalyKeys {
    * @param topic the anomaly topic
    * @param delivery how the topic is written
    * @param transactionalIdPrefix the anomaly producer's transactional-id prefix
+   * @param continueAfterLostTransactions see {@link
+   *     KafkaAnomalySinkConfig#CONTINUE_AFTER_LOST_TRANSACTIONS}
    */
   public record AnomalyConfig(
       boolean enabled,
@@ -92,7 +98,8 @@ public final class AnomalyKeys {
       String tableName,
       String topic,
       AnomalyDelivery delivery,
-      String transactionalIdPrefix) {}
+      String transactionalIdPrefix,
+      boolean continueAfterLostTransactions) {}
 
   /** Reads the keys; {@code null} when they have problems, which {@code r} records. */
   static AnomalyConfig read(ConfigReader r, String jobName) {
@@ -112,6 +119,7 @@ public final class AnomalyKeys {
                     ? KafkaSourceConfig.TOPICS.defaultValue().get(0)
                     : sourceTopics.get(0)));
     AnomalyDelivery delivery = r.get(KAFKA_DELIVERY);
+    boolean continueAfterLoss = r.get(KafkaAnomalySinkConfig.CONTINUE_AFTER_LOST_TRANSACTIONS);
     return r.build(
         "anomalies.*",
         () ->
@@ -122,7 +130,8 @@ public final class AnomalyKeys {
                 table.substring(dot + 1),
                 topic,
                 delivery,
-                KafkaAnomalySinkConfig.transactionalIdPrefixFor(jobName)));
+                KafkaAnomalySinkConfig.transactionalIdPrefixFor(jobName),
+                continueAfterLoss));
   }
 
   private static boolean validK(String k) {

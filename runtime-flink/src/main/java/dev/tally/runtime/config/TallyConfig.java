@@ -84,6 +84,7 @@ public record TallyConfig(
     JobConfig job = JobConfig.read(r);
     AnomalyKeys.AnomalyConfig anomalies = AnomalyKeys.read(r, jobName);
     checkDeadLetterTransactionTimeout(r);
+    checkTransactionalIdPrefixes(r, kafka, anomalies);
     List<String> problems = r.problems();
     if (!problems.isEmpty()) {
       throw new ConfigurationException(problems);
@@ -144,6 +145,27 @@ public record TallyConfig(
               RestartConfig.JITTER.name());
       TransactionTimeoutCheck.policyProblems(timeout, lifetime)
           .forEach(p -> r.problem(keys + ": " + p));
+    }
+  }
+
+  /**
+   * The anomaly producer's transactional-id prefix is derived from the job's name; a dead-letter
+   * prefix set to the same value would make the job's two sinks fence and abort each other's
+   * transactions. (The connector matches prefixes exactly, so only an equal one clashes.)
+   */
+  private static void checkTransactionalIdPrefixes(
+      ConfigReader r, KafkaConfig kafka, AnomalyKeys.AnomalyConfig anomalies) {
+    if (kafka == null || anomalies == null || !anomalies.enabled()) {
+      return;
+    }
+    String deadLetters = kafka.deadLetter().transactionalIdPrefix();
+    if (deadLetters.equals(anomalies.transactionalIdPrefix())) {
+      r.problem(
+          DeadLetterConfig.TRANSACTIONAL_ID_PREFIX.name()
+              + ": "
+              + deadLetters
+              + " is the anomaly producer's prefix (`job.name` plus `-anomalies`): the two sinks"
+              + " would fence each other's transactions; choose another");
     }
   }
 

@@ -46,6 +46,7 @@ public final class AnomalyModule extends AbstractModule {
                 anomalies.topic(),
                 anomalies.delivery(),
                 anomalies.transactionalIdPrefix(),
+                anomalies.continueAfterLostTransactions(),
                 deadLetter)));
   }
 }

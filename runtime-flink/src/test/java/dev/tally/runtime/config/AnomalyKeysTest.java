@@ -35,7 +35,8 @@ class AnomalyKeysTest {
                 "spending_anomalies",
                 "financial-transactions.anomalies",
                 AnomalyDelivery.EXACTLY_ONCE,
-                "tally-anomalies"));
+                "tally-anomalies",
+                false));
   }
 
   @Test
@@ -48,6 +49,7 @@ class AnomalyKeysTest {
                 "anomalies.table", "risk.alerts.by_user",
                 "anomalies.kafka.topic", "alerts",
                 "anomalies.kafka.delivery", "at-least-once",
+                "anomalies.kafka.continue-after-lost-transactions", "true",
                 "kafka.source.topics", "payments",
                 "job.name", "payments-job"))
             .anomalies();
@@ -60,7 +62,8 @@ class AnomalyKeysTest {
                 "by_user",
                 "alerts",
                 AnomalyDelivery.AT_LEAST_ONCE,
-                "payments-job-anomalies"));
+                "payments-job-anomalies",
+                true));
     assertThat(read(Map.of("kafka.source.topics", "payments")).anomalies().topic())
         .isEqualTo("payments.anomalies");
   }
@@ -80,5 +83,26 @@ class AnomalyKeysTest {
         .hasMessageContaining("anomalies.min-baseline:")
         .hasMessageContaining("anomalies.table:")
         .hasMessageContaining("anomalies.kafka.delivery:");
+  }
+
+  @Test
+  void aDeadLetterPrefixEqualToTheAnomalyProducersIsRefusedWithAnomaliesOn() {
+    Map<String, String> clash =
+        Map.of(
+            "job.name", "payments",
+            "kafka.dead-letter.transactional-id-prefix", "payments-anomalies");
+
+    assertThatThrownBy(() -> read(with(clash, "anomalies.enabled", "true")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining(
+            "kafka.dead-letter.transactional-id-prefix: payments-anomalies is the anomaly"
+                + " producer's prefix");
+    assertThat(read(clash).anomalies().enabled()).as("no anomaly producer, no clash").isFalse();
+  }
+
+  private static Map<String, String> with(Map<String, String> keys, String key, String value) {
+    Map<String, String> more = new HashMap<>(keys);
+    more.put(key, value);
+    return more;
   }
 }

@@ -7,6 +7,7 @@ import dev.tally.adapters.iceberg.IcebergSinkConfig;
 import dev.tally.adapters.iceberg.MaintenanceConfig;
 import dev.tally.adapters.iceberg.StorageConfig;
 import dev.tally.adapters.kafka.DeadLetterConfig;
+import dev.tally.adapters.kafka.KafkaAnomalySinkConfig;
 import dev.tally.adapters.kafka.KafkaSourceConfig;
 import dev.tally.ports.config.ConfigKey;
 import dev.tally.ports.config.ConfigPrefix;
@@ -33,6 +34,7 @@ class ConfigurationDocsTest {
       List.of(
           KafkaSourceConfig.class,
           DeadLetterConfig.class,
+          KafkaAnomalySinkConfig.class,
           CatalogConfig.class,
           StorageConfig.class,
           IcebergSinkConfig.class,
