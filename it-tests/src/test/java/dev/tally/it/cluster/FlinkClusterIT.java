@@ -11,6 +11,8 @@ import dev.tally.it.oracle.SpendingKey;
 import dev.tally.it.oracle.SpendingTableReader;
 import dev.tally.it.oracle.TopicWriter;
 import dev.tally.it.oracle.Totals;
+import dev.tally.it.support.SeedSqlInput;
+import dev.tally.it.support.SpendingRows;
 import dev.tally.it.support.StackFixture;
 import dev.tally.stack.FlinkCluster;
 import dev.tally.stack.LocalStack;
@@ -38,7 +40,8 @@ import org.junit.jupiter.api.Timeout;
  * TaskManagers, each its own JVM), submitted, stopped and cancelled through Flink's own CLI front
  * end, against the real local stack (Kafka, an Iceberg REST catalog, an S3-compatible store). Each
  * scenario checks the Iceberg table against an oracle computed here from the specification's rules,
- * and the dead-letter topic for every rejected record exactly once.
+ * and the dead-letter topic for every rejected record exactly once; the seed's SQL script, run by
+ * {@code TallyMain sql} through the same CLI, is checked against the rows its input must give.
  */
 class FlinkClusterIT {
 
@@ -171,6 +174,41 @@ class FlinkClusterIT {
     s.assertDeadLettersExactlyOnce(offsets);
     cluster.cancel(resumed);
     await("the job is cancelled", Duration.ofMinutes(1), () -> isFinal(resumed));
+  }
+
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void theSeedsSqlSubmittedWithTheCliWritesTheRowsItsInputMustGive() throws Exception {
+    stack.kafka().createTopic(SeedSqlInput.TOPIC, 4, Map.of("retention.ms", "-1"));
+    Map<SpendingRows.Key, SpendingRows.Totals> oracle =
+        SeedSqlInput.produce(stack.kafka().bootstrapServers(), 4);
+    Path dir = root.resolve("sql");
+    // The script's job takes its state, checkpoint and restart settings from tally.yaml.
+    Path config =
+        TallyYaml.builder(stack.tallyServices())
+            .topic(SeedSqlInput.TOPIC)
+            .groupId("tally-sql")
+            .transactionalIdPrefix("tally-sql-dlq")
+            .table("spending_sql")
+            .checkpointDirectory(dir.resolve("checkpoints"))
+            .checkpointInterval(Duration.ofSeconds(1))
+            .jobName("tally-sql")
+            .writeTo(dir.resolve("tally.yaml"));
+    TallyJobLauncher sql =
+        TallyJobLauncher.of(config)
+            .leadingArguments(
+                List.of(
+                    "sql",
+                    "--file",
+                    Path.of("..", "examples", "sql", "seed-pipeline.sql")
+                        .toAbsolutePath()
+                        .normalize()
+                        .toString()));
+    String jobId = cluster.submit(jobJar, 2, null, sql, stack.boundedSqlScriptEnvironment());
+
+    await("the bounded SQL job finishes", Duration.ofMinutes(3), () -> isFinal(jobId));
+    assertThat(cluster.jobStatus(jobId)).isEqualTo("FINISHED");
+    assertThat(SeedSqlInput.readSeedTable(catalog, SeedSqlInput.TABLE)).isEqualTo(oracle);
   }
 
   private static boolean isFinal(String jobId) {

@@ -2,6 +2,7 @@ package dev.tally.it.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.it.support.SeedSqlInput;
 import dev.tally.it.support.SpendingRows;
 import dev.tally.it.support.SpendingRows.Key;
 import dev.tally.it.support.SpendingRows.Totals;
@@ -24,18 +25,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.Random;
-import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -46,11 +39,6 @@ import org.apache.flink.table.api.TableResult;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -66,17 +54,9 @@ import org.junit.jupiter.api.Timeout;
 class SqlPipelineIT {
 
   private static final Path EXAMPLES = Path.of("..", "examples", "sql");
-  private static final String TOPIC = "financial-transactions"; // as the seed's SQL names it
+  private static final String TOPIC = SeedSqlInput.TOPIC;
   private static final int PARTITIONS = 4;
-  private static final int USERS = 60;
-  private static final int EVENTS = 12_000;
-  // In the past: the broker refuses record timestamps more than an hour ahead of its clock.
-  private static final Instant BASE = Instant.parse("2026-01-15T00:00:00Z");
-  private static final Duration SPAN = Duration.ofHours(4);
-  // The Flink SQL JSON form of TIMESTAMP(3), which the seed's source table reads and Tally reads
-  // as UTC.
-  private static final DateTimeFormatter SQL_TIMESTAMP =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
+  private static final Instant BASE = SeedSqlInput.BASE;
 
   private static Path root;
   private static StackFixture fixture;
@@ -121,19 +101,19 @@ class SqlPipelineIT {
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void theSeedsSqlAndTallysJavaPipelineWriteTheSameRows() throws Exception {
-    Map<Key, Totals> oracle = produceOneCurrencyWithoutDuplicatesOrBadRecords();
-    TableIdentifier seedTable = TableIdentifier.of("analytics", "user_hourly_spending");
+    Map<Key, Totals> oracle = SeedSqlInput.produce(stack.kafka().bootstrapServers(), PARTITIONS);
+    TableIdentifier seedTable = SeedSqlInput.TABLE;
 
     Cli seed = sql("--file", EXAMPLES.resolve("seed-pipeline.sql").toString());
     assertThat(seed.code).as("exit code; stderr: %s", seed.err).isZero();
     assertThat(seed.out).contains("submitted as job");
-    Map<Key, Totals> seedRows = readSeedTable(seedTable);
+    Map<Key, Totals> seedRows = SeedSqlInput.readSeedTable(catalog, seedTable);
 
     // The window-TVF form of the same query, into a fresh table of the same name.
     assertThat(catalog.dropTable(seedTable, true)).isTrue();
     Cli tvf = sql("--file", EXAMPLES.resolve("seed-pipeline-window-tvf.sql").toString());
     assertThat(tvf.code).as("exit code; stderr: %s", tvf.err).isZero();
-    Map<Key, Totals> tvfRows = readSeedTable(seedTable);
+    Map<Key, Totals> tvfRows = SeedSqlInput.readSeedTable(catalog, seedTable);
 
     TallyMain.main(new String[] {"--config", tallyYaml.toString()});
     Map<Key, Totals> javaRows =
@@ -255,61 +235,6 @@ class SqlPipelineIT {
 
     assertThat(cli.code).as("stderr: %s", cli.err).isZero();
     assertThat(cli.out).contains("3 statements valid");
-  }
-
-  private static Map<Key, Totals> produceOneCurrencyWithoutDuplicatesOrBadRecords() {
-    Map<Key, Totals> oracle = new TreeMap<>();
-    Random random = new Random(7);
-    long step = SPAN.toMillis() / EVENTS;
-    Properties props = new Properties();
-    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers());
-    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    props.put(ProducerConfig.ACKS_CONFIG, "all");
-    props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-    List<Future<RecordMetadata>> sent = new ArrayList<>();
-    try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
-      for (int i = 0; i < EVENTS; i++) {
-        int user = random.nextInt(USERS);
-        String userId = "user-" + user;
-        // Up to 4 s out of order within a user's partition: inside both pipelines' 5 s bound.
-        long eventTime =
-            Math.max(BASE.toEpochMilli(), BASE.toEpochMilli() + i * step - random.nextInt(4_000));
-        long amount = 1 + random.nextInt(100_000);
-        String value =
-            "{\"transaction_id\":\"tx-%d\",\"user_id\":\"%s\",\"amount_cents\":%d,\"currency\":\"EUR\",\"event_timestamp\":\"%s\"}"
-                .formatted(
-                    i, userId, amount, SQL_TIMESTAMP.format(Instant.ofEpochMilli(eventTime)));
-        sent.add(
-            producer.send(
-                new ProducerRecord<>(TOPIC, user % PARTITIONS, eventTime, userId, value)));
-        Instant window = Instant.ofEpochMilli(eventTime - Math.floorMod(eventTime, 3_600_000L));
-        oracle.merge(new Key(userId, "EUR", window), new Totals(amount, 1), Totals::plus);
-      }
-      producer.flush();
-      for (Future<RecordMetadata> record : sent) {
-        record.get(); // every record acknowledged, or the test stops here
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e);
-    }
-    assertThat(oracle).hasSizeGreaterThan(USERS * 3);
-    return oracle;
-  }
-
-  /** The seed's table, mapped to Tally's key: its one currency, its zone-less UTC window start. */
-  private static Map<Key, Totals> readSeedTable(TableIdentifier id) {
-    return SpendingRows.read(
-        catalog,
-        id,
-        r ->
-            new Key(
-                (String) r.getField("user_id"),
-                "EUR",
-                ((LocalDateTime) r.getField("window_start")).toInstant(ZoneOffset.UTC)));
   }
 
   private static TallyConfig config() {
