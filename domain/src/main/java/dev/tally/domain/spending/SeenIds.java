@@ -2,6 +2,7 @@ package dev.tally.domain.spending;
 
 import dev.tally.domain.transaction.Transaction;
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * One user's counted transaction ids, as a {@link UserLedger} needs them to tell new transactions,
@@ -183,6 +184,38 @@ public final class SeenIds {
     }
     copy.reindex(copy.slots.length);
     return copy;
+  }
+
+  /** Equal entries in the same order. */
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof SeenIds other) || other.size != size) {
+      return false;
+    }
+    for (int i = 0; i < size; i++) {
+      if (fingerprints[i] != other.fingerprints[i]
+          || eventTimes[i] != other.eventTimes[i]
+          || amounts[i] != other.amounts[i]
+          || currencies[i] != other.currencies[i]
+          || !Objects.equals(idAt(i), other.idAt(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public int hashCode() {
+    int h = size;
+    for (int i = 0; i < size; i++) {
+      h = 31 * h + Long.hashCode(fingerprints[i]);
+    }
+    return h;
+  }
+
+  @Override
+  public String toString() {
+    return "SeenIds[" + size + " ids" + (keepsIds() ? ", full ids" : "") + "]";
   }
 
   /** Whether some entry keeps its full id. */
