@@ -42,6 +42,18 @@ public final class AggregationKeys {
                   + " least: an id is forgotten on the first hour boundary after its window's end"
                   + " plus this retention. At least window size plus allowed lateness.");
 
+  /** Whether the dedupe memory keeps full ids instead of 64-bit fingerprints. */
+  public static final ConfigKey<Boolean> DEDUPE_FULL_IDS =
+      ConfigKey.bool("aggregation.dedupe-full-ids")
+          .defaultValue(DEFAULTS.dedupeFullIds())
+          .description(
+              "Keep every counted transaction id in full in the dedupe memory, not only its 64-bit"
+                  + " fingerprint: then two different ids never match, at about 40 more bytes of"
+                  + " state and heap an id. With fingerprints a new id is taken for an id of the same"
+                  + " user with an equal fingerprint, at odds of at most n / 2^64 for a user with n"
+                  + " remembered ids (docs/behaviour.md \"Dedupe memory\"). Applies to ids counted"
+                  + " from the start it is set on; a restore may change it.");
+
   /** Early firing. */
   public static final ConfigKey<Duration> EARLY_FIRING_INTERVAL =
       ConfigKey.duration("aggregation.early-firing-interval")
@@ -49,19 +61,21 @@ public final class AggregationKeys {
           .description(
               "Emit running rows of open windows every this much processing time; 0 is off.");
 
-  /** How many users' changed open windows a subtask keeps on the heap. */
+  /** How many users' changed open windows, and dedupe memories, a subtask keeps on the heap. */
   public static final ConfigKey<Integer> WRITE_BACK_USERS =
       ConfigKey.integer("aggregation.write-back-users")
           .defaultValue(DEFAULTS.writeBackUsers())
           .between(0, Integer.MAX_VALUE)
           .description(
-              "How many users' changed open windows an aggregator subtask keeps on the heap until"
-                  + " the next checkpoint, instead of writing every change to RocksDB at once: a"
-                  + " busy user then costs one RocksDB read and write per checkpoint interval, not"
-                  + " two per event. Reaching the bound writes them all early. Results never depend"
-                  + " on it (they are written before every checkpoint, savepoint and end of input);"
-                  + " heap use does, 200 to 300 bytes a user (20 to 30 MB per subtask at the"
-                  + " default). 0 writes at once.");
+              "How many users' changed open windows, and as many users' changed dedupe memories,"
+                  + " an aggregator subtask keeps on the heap until the next checkpoint, instead of"
+                  + " writing every change to RocksDB at once: a busy user then costs one RocksDB"
+                  + " read and write of each per checkpoint interval, not two per event. Reaching"
+                  + " the bound writes them all early. Results never depend on it (they are written"
+                  + " before every checkpoint, savepoint and end of input); heap use does: 200 to"
+                  + " 300 bytes a user for the windows (20 to 30 MB per subtask at the default),"
+                  + " plus 40 to 60 bytes per remembered id of a pending dedupe memory. 0 writes at"
+                  + " once.");
 
   private AggregationKeys() {}
 
@@ -73,6 +87,7 @@ public final class AggregationKeys {
     Duration retention = r.getChecked(DEDUPE_RETENTION);
     Duration early = r.getChecked(EARLY_FIRING_INTERVAL);
     int writeBack = r.getChecked(WRITE_BACK_USERS);
+    boolean fullIds = r.getChecked(DEDUPE_FULL_IDS);
     return r.build(
         "aggregation.*",
         () ->
@@ -82,6 +97,7 @@ public final class AggregationKeys {
                 retention,
                 early,
                 // Already reported under its own key when negative; not twice.
-                Math.max(0, writeBack)));
+                Math.max(0, writeBack),
+                fullIds));
   }
 }

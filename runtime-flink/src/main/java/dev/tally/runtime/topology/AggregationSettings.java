@@ -23,13 +23,17 @@ import java.util.Objects;
  * @param writeBackUsers how many users' changed open windows an aggregator subtask may keep on the
  *     heap until the next checkpoint instead of writing each change to RocksDB at once; zero writes
  *     at once. Only speed and heap use depend on it, never a result.
+ * @param dedupeFullIds whether the dedupe memory keeps each counted id in full, not only its 64-bit
+ *     fingerprint: exact even for ids whose fingerprints collide, at the cost of an object per id
+ *     (docs/behaviour.md "Dedupe memory")
  */
 public record AggregationSettings(
     TumblingWindows windows,
     Duration allowedLateness,
     Duration dedupeRetention,
     Duration earlyFiringInterval,
-    int writeBackUsers)
+    int writeBackUsers,
+    boolean dedupeFullIds)
     implements Serializable {
 
   private static final long serialVersionUID = 1L;
@@ -44,6 +48,16 @@ public record AggregationSettings(
       Duration dedupeRetention,
       Duration earlyFiringInterval) {
     this(windows, allowedLateness, dedupeRetention, earlyFiringInterval, DEFAULT_WRITE_BACK_USERS);
+  }
+
+  /** Settings that keep only fingerprints of ids. */
+  public AggregationSettings(
+      TumblingWindows windows,
+      Duration allowedLateness,
+      Duration dedupeRetention,
+      Duration earlyFiringInterval,
+      int writeBackUsers) {
+    this(windows, allowedLateness, dedupeRetention, earlyFiringInterval, writeBackUsers, false);
   }
 
   public AggregationSettings {
@@ -90,7 +104,8 @@ public record AggregationSettings(
 
   /**
    * The settings the aggregation's state is built with, which a restore must match
-   * (docs/behaviour.md "Upgrades and restores"); early firing and write-back change no state.
+   * (docs/behaviour.md "Upgrades and restores"); early firing and write-back change no state, and
+   * full ids apply to ids counted from then on (both forms of entry are read).
    */
   public StateSettings stateSettings() {
     return StateSettings.of(windows, allowedLateness, dedupeRetention);

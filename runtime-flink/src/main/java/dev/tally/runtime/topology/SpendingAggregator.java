@@ -5,6 +5,8 @@ import dev.tally.domain.anomaly.AnomalyRule;
 import dev.tally.domain.rejection.RejectedRecord;
 import dev.tally.domain.spending.Firing;
 import dev.tally.domain.spending.OpenWindow;
+import dev.tally.domain.spending.SeenIds;
+import dev.tally.domain.spending.SeenTransaction;
 import dev.tally.domain.spending.StateSettings;
 import dev.tally.domain.spending.UserLedger;
 import dev.tally.domain.spending.Verdict;
@@ -14,7 +16,7 @@ import dev.tally.domain.transaction.Transaction;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
@@ -34,14 +36,14 @@ import org.apache.flink.util.OutputTag;
  * a transaction id must be deduplicated per user whatever its currency (a "duplicate" in another
  * currency is a conflict), and doing both here costs one network shuffle instead of two.
  *
- * <p>State: what is remembered of each counted id (a map), and the user's open windows (one value,
- * not a map: firing and cleaning then take a point read and write, never a RocksDB iterator, whose
- * seeks step over the tombstones of every window removed before and made the end of a bounded run
- * quadratic), written back under {@link SpendingAggregatorOperator} ({@link OpenWindowsState}).
- * Cleanup is by event-time timers: window state once final, dedupe entries after the dedupe
- * retention (checked on hour-aligned timers, so one timer serves a whole hour of ids). At end of
- * input (the final watermark) a user's windows are all emitted on its first timer, without scanning
- * its dedupe memory.
+ * <p>State: what is remembered of each counted id (one packed value per user, {@link
+ * SeenTransactions}), and the user's open windows (one value, not a map: firing and cleaning then
+ * take a point read and write, never a RocksDB iterator, whose seeks step over the tombstones of
+ * every window removed before and made the end of a bounded run quadratic), both written back under
+ * {@link SpendingAggregatorOperator} ({@link WriteBackState}). Cleanup is by event-time timers:
+ * window state once final, dedupe entries after the dedupe retention (checked on hour-aligned
+ * timers, so one timer serves a whole hour of ids). At end of input (the final watermark) a user's
+ * windows are all emitted on its first timer, without scanning its dedupe memory.
  *
  * <p>With anomalies on, every counted transaction also goes to {@link AnomalyWatch}, which keeps
  * the user's baselines and judges them (side output {@link #ANOMALIES}).
@@ -72,13 +74,14 @@ final class SpendingAggregator
   private final UserLedger ledger;
   private final long windowSize;
   private final long retention;
+  private final boolean dedupeFullIds;
   private final long earlyFiringInterval;
   private final StateSettings stateSettings;
   private final AnomalyWatch anomalies;
   private final boolean boundedInput;
 
   private transient SeenTransactions seen;
-  private transient OpenWindowsState open;
+  private transient WriteBackState<OpenWindow[]> open;
   private transient int writeBackCapacity;
   private transient WatermarkFloor watermarks;
   private transient RestoreGuard restoreGuard;
@@ -109,6 +112,7 @@ final class SpendingAggregator
     this.ledger = new UserLedger(settings.windows(), settings.allowedLateness());
     this.windowSize = settings.windows().size().toMillis();
     this.retention = settings.dedupeRetention().toMillis();
+    this.dedupeFullIds = settings.dedupeFullIds();
     this.earlyFiringInterval = settings.earlyFiringInterval().toMillis();
     this.anomalies = anomalyRule == null ? null : new AnomalyWatch(anomalyRule, settings);
     this.stateSettings =
@@ -122,17 +126,16 @@ final class SpendingAggregator
     seen =
         new SeenTransactions(
             getRuntimeContext()
-                .getMapState(
-                    new MapStateDescriptor<>(
-                        "seen-transactions",
-                        TypeInformation.of(String.class),
-                        StateTypes.SEEN_TRANSACTION)),
-            retention);
+                .getState(new ValueStateDescriptor<>(SeenTransactions.STATE, StateTypes.SEEN_IDS)),
+            writeBackCapacity,
+            retention,
+            dedupeFullIds);
     open =
-        new OpenWindowsState(
+        new WriteBackState<>(
             getRuntimeContext()
                 .getState(new ValueStateDescriptor<>(OPEN_WINDOWS_STATE, StateTypes.OPEN_WINDOWS)),
-            writeBackCapacity);
+            writeBackCapacity,
+            windows -> windows.length == 0);
     metrics = new AggregationMetrics(getRuntimeContext().getMetricGroup(), watermarks::lastSeen);
     if (anomalies != null) {
       anomalies.open(getRuntimeContext());
@@ -146,11 +149,12 @@ final class SpendingAggregator
     Transaction tx = in.transaction();
     long watermark = watermarks.observe(ctx.timerService().currentWatermark());
     // The open windows are read only for a transaction that gets past dedupe and lateness.
-    Optional<Verdict> screened = ledger.screen(tx, seen.get(tx.transactionId()), watermark);
+    SeenIds ids = seen.of(tx.userId());
+    Optional<Verdict> screened = ledger.screen(tx, ids.find(tx.transactionId()), watermark);
     Verdict verdict =
         screened.isPresent() ? screened.get() : ledger.count(tx, open.get(tx.userId()), watermark);
     if (verdict instanceof Verdict.Counted counted) {
-      seen.remember(tx);
+      seen.remember(tx.userId(), ids, tx);
       if (anomalies != null) {
         anomalies.counted(tx, watermark, ctx.timerService(), a -> ctx.output(ANOMALIES, a));
       }
@@ -221,7 +225,7 @@ final class SpendingAggregator
       }
     } else {
       fire(user, timestamp, out);
-      seen.cleanUpAt(timestamp);
+      seen.cleanUpAt(user, timestamp);
       onAnomalyTimer(user, watermark, ctx);
     }
   }
@@ -306,18 +310,30 @@ final class SpendingAggregator
     writeBackCapacity = capacity;
   }
 
-  /** How many users' values wait for {@link #writeBack}. */
+  /**
+   * How many users' values wait for {@link #writeBack}: the larger of the open windows' and the
+   * dedupe memory's count (a counted transaction changes both of its user).
+   */
   int pendingUsers() {
-    return open.pendingUsers();
+    return Math.max(open.pendingUsers(), seen.pendingUsers());
   }
 
-  /** Whether as many users are pending as write-back may hold. */
+  /** Whether as many users are pending as write-back may hold, in either cache. */
   boolean writeBackFull() {
-    return open.full();
+    return open.full() || seen.full();
   }
 
-  /** Writes every pending open-window value to the state backend ({@link OpenWindowsState}). */
+  /** Writes every pending open-window and dedupe value to the state backend. */
   void writeBack(Consumer<String> selectKey) throws Exception {
     open.writeBack(selectKey);
+    seen.writeBack(selectKey);
+  }
+
+  /**
+   * Moves the current user's dedupe entries of a release before {@link SeenTransactions#STATE} into
+   * it (see {@link SpendingAggregatorOperator}).
+   */
+  void migrateLegacyDedupe(String user, MapState<String, SeenTransaction> legacy) throws Exception {
+    seen.migrate(user, legacy);
   }
 }

@@ -1,12 +1,16 @@
 package dev.tally.runtime.topology;
 
+import dev.tally.domain.spending.SeenTransaction;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.domain.transaction.SourcedTransaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
@@ -15,8 +19,9 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Runs {@link SpendingAggregator} with its open windows written back ({@link OpenWindowsState}),
- * and closes every open window when the input ends.
+ * Runs {@link SpendingAggregator} with its open windows and dedupe memory written back ({@link
+ * WriteBackState}), migrates the dedupe state of older releases on restore, and closes every open
+ * window when the input ends.
  *
  * <p>Write-back is safe here because this operator is where every path to the keyed state meets:
  * pending values are written in {@link #snapshotState}, which runs right before the keyed state of
@@ -40,6 +45,7 @@ final class SpendingAggregatorOperator
 
   private final SpendingAggregator aggregator;
   private final int writeBackUsers;
+  private transient boolean restored;
 
   /**
    * @param writeBackUsers how many users' changed open windows may wait on the heap for the next
@@ -67,10 +73,47 @@ final class SpendingAggregatorOperator
   }
 
   @Override
+  public void initializeState(StateInitializationContext context) throws Exception {
+    super.initializeState(context);
+    restored = context.isRestored();
+  }
+
+  @Override
   public void open() throws Exception {
     aggregator.writeBackUpTo(writeBackUsers);
     super.open();
     AggregationMetrics.writeBackPending(getMetricGroup(), aggregator::pendingUsers);
+    if (restored) {
+      migrateLegacyDedupe();
+    }
+  }
+
+  /**
+   * Moves the dedupe entries of state written by a release that kept one map entry per id ({@link
+   * SeenTransactions#LEGACY_STATE}) into the per-user values, once, before the first record: the
+   * cost is one pass over that state at the first restore. Registering the legacy state is what
+   * restores it; it stays registered, and empty, in later snapshots.
+   */
+  private void migrateLegacyDedupe() throws Exception {
+    MapState<String, SeenTransaction> legacy =
+        getKeyedStateBackend()
+            .getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, SeenTransactions.LEGACY);
+    // Keys first, then state changes: a backend's key iteration must not see its own updates.
+    List<String> users = new ArrayList<>();
+    try (Stream<String> keys =
+        this.<String>getKeyedStateBackend()
+            .getKeys(SeenTransactions.LEGACY_STATE, VoidNamespace.INSTANCE)) {
+      keys.forEach(users::add);
+    }
+    for (String user : users) {
+      setCurrentKey(user);
+      aggregator.migrateLegacyDedupe(user, legacy);
+      if (aggregator.writeBackFull()) {
+        writeBack();
+      }
+    }
+    writeBack();
   }
 
   @Override

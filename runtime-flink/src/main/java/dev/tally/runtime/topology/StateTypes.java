@@ -5,6 +5,7 @@ import dev.tally.domain.anomaly.BaselineHead;
 import dev.tally.domain.anomaly.HourBucket;
 import dev.tally.domain.anomaly.PendingJudgement;
 import dev.tally.domain.spending.OpenWindow;
+import dev.tally.domain.spending.SeenIds;
 import dev.tally.domain.spending.SeenTransaction;
 import dev.tally.ports.types.SerializerTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -12,9 +13,13 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 /** The type information of the aggregator's state values, each with its dedicated serializer. */
 final class StateTypes {
 
-  /** The value of the dedupe map state. */
+  /** The value of the dedupe map state of releases before {@link #SEEN_IDS}: read to migrate. */
   static final TypeInformation<SeenTransaction> SEEN_TRANSACTION =
       new SerializerTypeInfo<>(SeenTransaction.class, SeenTransactionSerializer.INSTANCE);
+
+  /** The per-user value state of the dedupe memory. */
+  static final TypeInformation<SeenIds> SEEN_IDS =
+      new SerializerTypeInfo<>(SeenIds.class, SeenIdsSerializer.INSTANCE);
 
   /** The per-user value state of open windows. */
   static final TypeInformation<OpenWindow[]> OPEN_WINDOWS =

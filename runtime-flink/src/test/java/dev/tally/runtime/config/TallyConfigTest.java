@@ -65,6 +65,7 @@ class TallyConfigTest {
     assertThat(config.aggregation().dedupeRetention()).isEqualTo(Duration.ofHours(24));
     assertThat(config.aggregation().earlyFiring()).isFalse();
     assertThat(config.aggregation().writeBackUsers()).isEqualTo(100_000);
+    assertThat(config.aggregation().dedupeFullIds()).isFalse();
     assertThat(config.state().incremental()).isTrue();
     assertThat(config.checkpoints().interval()).isEqualTo(Duration.ofSeconds(10));
     assertThat(config.checkpoints().unaligned()).isTrue();
@@ -181,6 +182,7 @@ class TallyConfigTest {
               dedupe-retention: 48h
               early-firing-interval: 15s
               write-back-users: 5000
+              dedupe-full-ids: true
             state:
               checkpoint-directory: s3://bucket/checkpoints
               savepoint-directory: s3://bucket/savepoints
@@ -286,6 +288,7 @@ class TallyConfigTest {
     assertThat(aggregation.dedupeRetention()).isEqualTo(Duration.ofHours(48));
     assertThat(aggregation.earlyFiringInterval()).isEqualTo(Duration.ofSeconds(15));
     assertThat(aggregation.writeBackUsers()).isEqualTo(5000);
+    assertThat(aggregation.dedupeFullIds()).isTrue();
     assertThat(config.state())
         .isEqualTo(
             new StateConfig(
@@ -364,6 +367,7 @@ class TallyConfigTest {
             aggregation:
               dedupe-retention: 30m
               write-back-users: -1
+              dedupe-full-ids: sometimes
             state:
               checkpoint-directory: /no/scheme
             checkpoints:
@@ -402,6 +406,11 @@ class TallyConfigTest {
                                 .startsWith("aggregation.*: dedupe retention PT30M is shorter"))
                     .anySatisfy(
                         p -> assertThat(p).startsWith("aggregation.write-back-users: must be"))
+                    .anySatisfy(
+                        p ->
+                            assertThat(p)
+                                .startsWith(
+                                    "aggregation.dedupe-full-ids: \"sometimes\" is invalid"))
                     .anySatisfy(
                         p -> assertThat(p).startsWith("state.checkpoint-directory: must be a URI"))
                     .anySatisfy(

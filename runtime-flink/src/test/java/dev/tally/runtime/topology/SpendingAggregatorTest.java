@@ -363,6 +363,82 @@ class SpendingAggregatorTest {
     assertThat(storedUsers()).containsExactlyInAnyOrder("alice", "bob");
   }
 
+  /**
+   * The dedupe memory costs RocksDB per user per checkpoint, not per event: between snapshots a
+   * user's counted ids stay on the heap with its open windows, and reach the backend as one value
+   * by the snapshot (issue 18). Looked up under both the per-user state and the per-id map of
+   * releases before it, so the test reads the same against either.
+   */
+  @Test
+  void theDedupeMemoryReachesTheStateBackendByTheSnapshotAtTheLatest() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      process(aTransaction().id("t" + i).user("alice").amount(i).at(H10.plusSeconds(i)).build());
+    }
+    // A replay before the snapshot is still known.
+    process(aTransaction().id("t1").user("alice").amount(1).at(H10.plusSeconds(1)).build());
+
+    // With a bound of 1, alice was written before the next element, as the open windows are.
+    assertThat(storedDedupeUsers())
+        .hasSize(writeBackUsers == AggregationSettings.DEFAULT_WRITE_BACK_USERS ? 0 : 1);
+    OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+    assertThat(storedDedupeUsers()).containsExactly("alice");
+    harness.close();
+
+    harness = harness(AggregationSettings.defaults(), snapshot);
+    process(aTransaction().id("t2").user("alice").amount(2).at(H10.plusSeconds(2)).build());
+    process(aTransaction().id("t2").user("alice").amount(9).at(H10.plusSeconds(2)).build());
+    watermark(H10.plusSeconds(3_600));
+    assertThat(rows()).containsExactly("alice/EUR@2026-11-29T10:00:00Z=3#3");
+    assertThat(rejections())
+        .extracting(RejectedRecord::reason)
+        .containsExactly(RejectionReason.CONFLICTING_DUPLICATE);
+  }
+
+  private List<String> storedDedupeUsers() {
+    var backend = harness.getOperator().<String>getKeyedStateBackend();
+    try (var perUser = backend.getKeys("seen-ids-by-user", VoidNamespace.INSTANCE);
+        var perId = backend.getKeys("seen-transactions", VoidNamespace.INSTANCE)) {
+      return Stream.concat(perUser, perId).distinct().toList();
+    }
+  }
+
+  @Test
+  void fullIdsDedupeAsFingerprintsDoAndRestoreEitherWay() throws Exception {
+    harness.close();
+    AggregationSettings fingerprints = AggregationSettings.defaults();
+    AggregationSettings fullIds =
+        new AggregationSettings(
+            fingerprints.windows(),
+            fingerprints.allowedLateness(),
+            fingerprints.dedupeRetention(),
+            fingerprints.earlyFiringInterval(),
+            writeBackUsers,
+            true);
+    harness = harness(fullIds);
+    process(aTransaction().id("a").user("alice").amount(1).at(H10).build());
+    process(aTransaction().id("a").user("alice").amount(1).at(H10).build());
+    OperatorSubtaskState snapshot = harness.snapshot(1L, 1L);
+    harness.close();
+
+    // Switched off at a restore: ids kept in full are still read, new ones keep fingerprints.
+    harness = harness(fingerprints, snapshot);
+    process(aTransaction().id("a").user("alice").amount(2).at(H10).build());
+    process(aTransaction().id("b").user("alice").amount(2).at(H10.plusSeconds(1)).build());
+    assertThat(rejections())
+        .extracting(RejectedRecord::reason)
+        .containsExactly(RejectionReason.CONFLICTING_DUPLICATE);
+    snapshot = harness.snapshot(2L, 2L);
+    harness.close();
+
+    harness = harness(fullIds, snapshot);
+    process(aTransaction().id("b").user("alice").amount(2).at(H10.plusSeconds(1)).build());
+    process(aTransaction().id("c").user("alice").amount(4).at(H10.plusSeconds(2)).build());
+    watermark(H10.plusSeconds(3_600));
+    // a (1), b (2) and c (4): the replays of a and b were known across both switches.
+    assertThat(rows()).containsExactly("alice/EUR@2026-11-29T10:00:00Z=7#3");
+    assertThat(rejections()).isEmpty();
+  }
+
   @Test
   void pendingUsersStayWithinTheBoundWhileAWindowEndFiresEveryUsersTimers() throws Exception {
     for (int user = 0; user < 5; user++) {

@@ -49,7 +49,7 @@ class StateSerializerMigrationTest {
     Transaction a = aTransaction().id("a").user("alice").amount(100).at(H10).build();
     Transaction b = aTransaction().id("b").user("alice").amount(20).at(H10.plusSeconds(5)).build();
     OperatorSubtaskState savepoint;
-    var before = harness(new LegacyStateWriter(), backend);
+    var before = harness(new KeyedProcessOperator<>(new LegacyStateWriter()), backend);
     try {
       before.open();
       before.processElement(sourced(a), a.eventTimeMillis());
@@ -59,7 +59,13 @@ class StateSerializerMigrationTest {
       before.close();
     }
 
-    var after = harness(new SpendingAggregator(AggregationSettings.defaults()), backend);
+    // The job's operator: it also moves the legacy per-id dedupe map into per-user values.
+    var after =
+        harness(
+            new SpendingAggregatorOperator(
+                new SpendingAggregator(AggregationSettings.defaults()),
+                AggregationSettings.DEFAULT_WRITE_BACK_USERS),
+            backend);
     try {
       after.initializeState(savepoint);
       after.open();
@@ -89,12 +95,12 @@ class StateSerializerMigrationTest {
   private static KeyedOneInputStreamOperatorTestHarness<
           String, SourcedTransaction, WindowedSpending>
       harness(
-          KeyedProcessFunction<String, SourcedTransaction, WindowedSpending> function,
+          KeyedProcessOperator<String, SourcedTransaction, WindowedSpending> operator,
           String backend)
           throws Exception {
     var harness =
         new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(function), new SpendingTopology.ByUser(), Types.STRING);
+            operator, new SpendingTopology.ByUser(), Types.STRING);
     StateBackend state =
         backend.equals("rocksdb") ? new EmbeddedRocksDBStateBackend() : new HashMapStateBackend();
     harness.setStateBackend(state);
