@@ -5,6 +5,7 @@ import dev.tally.domain.anomaly.BaselineStore;
 import dev.tally.domain.anomaly.HourBucket;
 import dev.tally.domain.anomaly.PendingJudgement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,13 +27,20 @@ final class UserBaselines implements BaselineStore<RuntimeException> {
 
   private final Map<String, BaselineHead> heads;
   private final Map<String, Map<Long, HourBucket>> buckets;
+
+  /**
+   * Buckets as read and not decoded yet, by currency: most timers need none of them (nothing to
+   * judge or forget), and decoding a week of buckets was a quarter of the aggregator thread.
+   */
+  private final Map<String, UserBaselinesSerializer.PackedBuckets> packed;
+
   private final List<PendingJudgement> pending;
   private long forgetDay;
   private boolean changed;
 
   /** No state yet. */
   UserBaselines() {
-    this(new LinkedHashMap<>(2), new HashMap<>(2), new ArrayList<>(2), 0);
+    this(new LinkedHashMap<>(2), new HashMap<>(2), new HashMap<>(2), new ArrayList<>(2), 0);
   }
 
   /** Restored state; the maps and list are taken, not copied. */
@@ -41,8 +49,23 @@ final class UserBaselines implements BaselineStore<RuntimeException> {
       Map<String, Map<Long, HourBucket>> buckets,
       List<PendingJudgement> pending,
       long forgetDay) {
+    this(heads, buckets, new HashMap<>(2), pending, forgetDay);
+  }
+
+  /**
+   * Restored state with buckets still packed; the maps and list are taken, not copied.
+   *
+   * @param packed per currency, its buckets as read, decoded on first access
+   */
+  UserBaselines(
+      Map<String, BaselineHead> heads,
+      Map<String, Map<Long, HourBucket>> buckets,
+      Map<String, UserBaselinesSerializer.PackedBuckets> packed,
+      List<PendingJudgement> pending,
+      long forgetDay) {
     this.heads = heads;
     this.buckets = buckets;
+    this.packed = packed;
     this.pending = pending;
     this.forgetDay = forgetDay;
   }
@@ -52,7 +75,11 @@ final class UserBaselines implements BaselineStore<RuntimeException> {
     Map<String, Map<Long, HourBucket>> bucketsCopy = new HashMap<>(buckets.size() * 2);
     buckets.forEach((currency, byHour) -> bucketsCopy.put(currency, new HashMap<>(byHour)));
     return new UserBaselines(
-        new LinkedHashMap<>(heads), bucketsCopy, new ArrayList<>(pending), forgetDay);
+        new LinkedHashMap<>(heads),
+        bucketsCopy,
+        new HashMap<>(packed),
+        new ArrayList<>(pending),
+        forgetDay);
   }
 
   /** Whether anything changed since it was read (or created). */
@@ -122,35 +149,67 @@ final class UserBaselines implements BaselineStore<RuntimeException> {
   public void removeHead(String currency) {
     heads.remove(currency);
     buckets.remove(currency);
+    packed.remove(currency);
     changed = true;
   }
 
   @Override
   public HourBucket bucket(String currency, long hour) {
-    Map<Long, HourBucket> byHour = buckets.get(currency);
+    Map<Long, HourBucket> byHour = decoded(currency);
     return byHour == null ? null : byHour.get(hour);
   }
 
   @Override
   public void putBucket(String currency, long hour, HourBucket bucket) {
-    buckets
-        .computeIfAbsent(currency, c -> new HashMap<>())
-        .put(hour, Objects.requireNonNull(bucket, "bucket"));
+    Map<Long, HourBucket> byHour = decoded(currency);
+    if (byHour == null) {
+      byHour = new HashMap<>();
+      buckets.put(currency, byHour);
+    }
+    byHour.put(hour, Objects.requireNonNull(bucket, "bucket"));
     changed = true;
   }
 
   @Override
   public void removeBucket(String currency, long hour) {
-    Map<Long, HourBucket> byHour = buckets.get(currency);
+    Map<Long, HourBucket> byHour = decoded(currency);
     if (byHour != null && byHour.remove(hour) != null) {
       changed = true;
     }
   }
 
+  /**
+   * A currency's buckets still as read, for the serializer to write back unchanged; {@code null}
+   * once decoded, or when the head no longer lists the hours they were read for.
+   */
+  UserBaselinesSerializer.PackedBuckets packed(String currency) {
+    UserBaselinesSerializer.PackedBuckets p = packed.get(currency);
+    BaselineHead head = heads.get(currency);
+    return p != null && head != null && Arrays.equals(p.hours(), head.hours()) ? p : null;
+  }
+
+  /** A currency's decoded buckets, decoding them on first access; {@code null} for none. */
+  Map<Long, HourBucket> decoded(String currency) {
+    UserBaselinesSerializer.PackedBuckets p = packed.remove(currency);
+    if (p != null) {
+      Map<Long, HourBucket> byHour = p.decode();
+      buckets.put(currency, byHour);
+      return byHour;
+    }
+    return buckets.get(currency);
+  }
+
   /** How many buckets a currency holds; for the serializer's check of the rest invariant. */
   int bucketCount(String currency) {
-    Map<Long, HourBucket> byHour = buckets.get(currency);
+    Map<Long, HourBucket> byHour = decoded(currency);
     return byHour == null ? 0 : byHour.size();
+  }
+
+  private Map<String, Map<Long, HourBucket>> allDecoded() {
+    for (String currency : new ArrayList<>(packed.keySet())) {
+      decoded(currency);
+    }
+    return buckets;
   }
 
   @Override
@@ -158,13 +217,13 @@ final class UserBaselines implements BaselineStore<RuntimeException> {
     return o instanceof UserBaselines other
         && forgetDay == other.forgetDay
         && heads.equals(other.heads)
-        && buckets.equals(other.buckets)
+        && allDecoded().equals(other.allDecoded())
         && pending.equals(other.pending);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(heads, buckets, pending, forgetDay);
+    return Objects.hash(heads, allDecoded(), pending, forgetDay);
   }
 
   @Override
@@ -172,7 +231,7 @@ final class UserBaselines implements BaselineStore<RuntimeException> {
     return "UserBaselines[heads="
         + heads
         + ", buckets="
-        + buckets
+        + allDecoded()
         + ", pending="
         + pending.size()
         + ", forgetDay="

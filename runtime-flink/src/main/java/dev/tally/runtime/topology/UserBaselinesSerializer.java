@@ -5,6 +5,7 @@ import dev.tally.domain.anomaly.BaselineHead;
 import dev.tally.domain.anomaly.HourBucket;
 import dev.tally.domain.anomaly.PendingJudgement;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,7 +15,9 @@ import java.util.Map;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.types.StringValue;
 
@@ -29,9 +32,10 @@ import org.apache.flink.types.StringValue;
  *   <li>per currency: its code ({@link StringValue}), the head's cursor hour (zig-zag), the totals'
  *       count (unsigned), sum and sum of squares ({@link VarInts#writeBigInteger}), the number of
  *       bucket hours (unsigned), the first hour as a zig-zag difference from the cursor and each
- *       next one as its (positive) difference from the one before, then per hour in that order its
- *       bucket: count (unsigned), sum, and the sum of squares only when the count is above 1 (a
- *       bucket of one transaction holds the square of its sum);
+ *       next one as its (positive) difference from the one before, then the byte length (unsigned)
+ *       of the buckets that follow, per hour in that order: count (unsigned), sum, and the sum of
+ *       squares only when the count is above 1 (a bucket of one transaction holds the square of its
+ *       sum). The length lets a read leave them packed ({@link PackedBuckets}) until needed;
  *   <li>the number of waiting transactions (unsigned), each: id and currency ({@link StringValue}),
  *       event time (zig-zag), amount (unsigned: waiting amounts are positive).
  * </ol>
@@ -79,7 +83,7 @@ public final class UserBaselinesSerializer extends TypeSerializerSingleton<UserB
       String currency = entry.getKey();
       BaselineHead head = entry.getValue();
       long[] hours = head.hours();
-      if (value.bucketCount(currency) != hours.length) {
+      if (value.packed(currency) == null && value.bucketCount(currency) != hours.length) {
         throw new IllegalStateException(
             currency
                 + " holds "
@@ -100,14 +104,10 @@ public final class UserBaselinesSerializer extends TypeSerializerSingleton<UserB
           VarInts.writeUnsigned(hours[i] - hours[i - 1], out);
         }
       }
-      for (long hour : hours) {
-        HourBucket bucket = value.bucket(currency, hour);
-        VarInts.writeUnsigned(bucket.count(), out);
-        VarInts.writeBigInteger(bucket.sum(), out);
-        if (bucket.count() > 1) {
-          VarInts.writeBigInteger(bucket.sumOfSquares(), out);
-        }
-      }
+      PackedBuckets packed = value.packed(currency);
+      byte[] section = packed != null ? packed.bytes() : packBuckets(value, currency, hours);
+      VarInts.writeUnsigned(section.length, out);
+      out.write(section);
     }
     List<PendingJudgement> pending = value.pending();
     VarInts.writeUnsigned(pending.size(), out);
@@ -124,7 +124,7 @@ public final class UserBaselinesSerializer extends TypeSerializerSingleton<UserB
     long forgetDay = VarInts.readUnsigned(in);
     int currencies = VarInts.readCount(in);
     Map<String, BaselineHead> heads = new LinkedHashMap<>(currencies * 2);
-    Map<String, Map<Long, HourBucket>> buckets = new HashMap<>(currencies * 2);
+    Map<String, PackedBuckets> packed = new HashMap<>(currencies * 2);
     for (int c = 0; c < currencies; c++) {
       String currency = StringValue.readString(in);
       long cursor = VarInts.readSigned(in);
@@ -136,15 +136,10 @@ public final class UserBaselinesSerializer extends TypeSerializerSingleton<UserB
         hours[i] =
             i == 0 ? cursor + VarInts.readSigned(in) : hours[i - 1] + VarInts.readUnsigned(in);
       }
-      Map<Long, HourBucket> byHour = new HashMap<>(hours.length * 2);
-      for (long hour : hours) {
-        long count = VarInts.readUnsigned(in);
-        BigInteger sum = VarInts.readBigInteger(in);
-        BigInteger sumOfSquares = count > 1 ? VarInts.readBigInteger(in) : sum.multiply(sum);
-        byHour.put(hour, new HourBucket(count, sum, sumOfSquares));
-      }
+      byte[] section = new byte[VarInts.readCount(in)];
+      in.readFully(section);
       heads.put(currency, new BaselineHead(cursor, totals, hours));
-      buckets.put(currency, byHour);
+      packed.put(currency, new PackedBuckets(hours, section));
     }
     int waiting = VarInts.readCount(in);
     List<PendingJudgement> pending = new ArrayList<>(Math.max(2, waiting));
@@ -156,7 +151,48 @@ public final class UserBaselinesSerializer extends TypeSerializerSingleton<UserB
               VarInts.readSigned(in),
               VarInts.readUnsigned(in)));
     }
-    return new UserBaselines(heads, buckets, pending, forgetDay);
+    return new UserBaselines(heads, new HashMap<>(currencies * 2), packed, pending, forgetDay);
+  }
+
+  private static byte[] packBuckets(UserBaselines value, String currency, long[] hours)
+      throws IOException {
+    DataOutputSerializer out = new DataOutputSerializer(4 * hours.length + 8);
+    for (long hour : hours) {
+      HourBucket bucket = value.bucket(currency, hour);
+      VarInts.writeUnsigned(bucket.count(), out);
+      VarInts.writeBigInteger(bucket.sum(), out);
+      if (bucket.count() > 1) {
+        VarInts.writeBigInteger(bucket.sumOfSquares(), out);
+      }
+    }
+    return out.getCopyOfBuffer();
+  }
+
+  /**
+   * A currency's buckets as stored, one per hour its head lists, decoded only when a step needs
+   * them; written back byte for byte while nothing changed them.
+   *
+   * @param hours the hours the buckets are of, ascending; not to be modified
+   * @param bytes the buckets in the order of {@code hours}; not to be modified
+   */
+  record PackedBuckets(long[] hours, byte[] bytes) {
+
+    /** The buckets by hour. */
+    Map<Long, HourBucket> decode() {
+      DataInputDeserializer in = new DataInputDeserializer(bytes);
+      Map<Long, HourBucket> byHour = new HashMap<>(hours.length * 2);
+      try {
+        for (long hour : hours) {
+          long count = VarInts.readUnsigned(in);
+          BigInteger sum = VarInts.readBigInteger(in);
+          BigInteger sumOfSquares = count > 1 ? VarInts.readBigInteger(in) : sum.multiply(sum);
+          byHour.put(hour, new HourBucket(count, sum, sumOfSquares));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("corrupt anomaly buckets", e);
+      }
+      return byHour;
+    }
   }
 
   @Override

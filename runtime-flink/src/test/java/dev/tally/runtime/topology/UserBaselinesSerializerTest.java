@@ -122,6 +122,22 @@ class UserBaselinesSerializerTest extends SerializerTestBase<UserBaselines> {
   }
 
   @Test
+  void bucketsNoStepReadsStayPackedAndAreWrittenBackByteForByte() throws Exception {
+    byte[] stored = bytes(benchKey());
+    UserBaselines read = read(stored);
+
+    // What a timer with nothing to judge or forget does: the head, the waiting list, no bucket.
+    read.putHead("EUR", read.head("EUR"));
+    assertThat(read.packed("EUR")).isNotNull();
+    assertThat(bytes(read)).isEqualTo(stored);
+
+    // A step that reads a bucket decodes them; the value is still the same.
+    assertThat(read.bucket("EUR", HOUR - 168)).isEqualTo(HourBucket.of(2_000));
+    assertThat(read.packed("EUR")).isNull();
+    assertThat(bytes(read)).isEqualTo(stored);
+  }
+
+  @Test
   void aBenchKeysSevenDaysTakeAboutTwoHundredBytes() throws Exception {
     // 28 buckets of one transaction: a byte of hour difference, one of count and three of sum
     // (length, two bytes) each, and some 40 bytes of head.
@@ -154,6 +170,17 @@ class UserBaselinesSerializerTest extends SerializerTestBase<UserBaselines> {
     DataOutputSerializer out = new DataOutputSerializer(256);
     UserBaselinesSerializer.INSTANCE.serialize(user, out);
     return out.length();
+  }
+
+  private static byte[] bytes(UserBaselines user) throws Exception {
+    DataOutputSerializer out = new DataOutputSerializer(256);
+    UserBaselinesSerializer.INSTANCE.serialize(user, out);
+    return out.getCopyOfBuffer();
+  }
+
+  private static UserBaselines read(byte[] bytes) throws Exception {
+    return UserBaselinesSerializer.INSTANCE.deserialize(
+        new org.apache.flink.core.memory.DataInputDeserializer(bytes));
   }
 
   private static UserBaselines roundTrip(UserBaselines user) throws Exception {
