@@ -4,9 +4,6 @@ import dev.tally.domain.anomaly.Anomaly;
 import dev.tally.domain.anomaly.AnomalyDetector;
 import dev.tally.domain.anomaly.AnomalyRule;
 import dev.tally.domain.anomaly.AnomalyVerdict;
-import dev.tally.domain.anomaly.BaselineHead;
-import dev.tally.domain.anomaly.BaselineStore;
-import dev.tally.domain.anomaly.HourBucket;
 import dev.tally.domain.anomaly.PendingJudgement;
 import dev.tally.domain.spending.UserLedger;
 import dev.tally.domain.transaction.Transaction;
@@ -17,12 +14,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.RuntimeContext;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.TimerService;
 
@@ -32,32 +25,40 @@ import org.apache.flink.streaming.api.TimerService;
  * so exact duplicates and rejected records never reach a baseline, and no event crosses the network
  * a second time.
  *
- * <p>State, under the aggregator's key (the user): per currency a {@link BaselineHead} (map state
- * {@value #HEADS}), per (currency, hour) a {@link HourBucket} (map state {@value #BUCKETS}), and
- * the user's transactions waiting for the watermark (list state {@value #PENDING}, appended without
- * a read). An event reads and writes its bucket, and its head only when it opens an hour or is
- * judged at once. Timers: one at the watermark that judges an hour ({@link
- * AnomalyDetector#judgeAt}), one when an hour's bucket can be forgotten; a user silent for 7 days
- * (plus the allowed lateness) then holds no anomaly state. The aggregator calls {@link #onTimer} on
- * each of its event-time timers.
+ * <p>State, under the aggregator's key (the user): one value ({@value #STATE}, {@link
+ * UserBaselines}) with the user's whole anomaly state: per currency the baseline head and its hour
+ * buckets, and the transactions waiting for the watermark. An event or a timer reads it once and
+ * writes it once, only if it changed: O(1) state calls, not one per bucket, head and waiting
+ * transaction (and never an iterator).
+ *
+ * <p>Timers: one at the watermark that judges an hour ({@link AnomalyDetector#judgeAt}), registered
+ * when a waiting transaction opens its hour; and one per UTC day of buckets, when the last hour of
+ * that day can be forgotten, registered once per day (the value notes the latest). The aggregator
+ * calls {@link #onTimer} on each of its event-time timers, which judges what the watermark
+ * completed and forgets the buckets no later judgement can need; a user silent for 7 days (plus the
+ * allowed lateness, plus the rest of the day of its last bucket) then holds no anomaly state.
  */
 final class AnomalyWatch implements Serializable {
 
   private static final long serialVersionUID = 1L;
 
-  static final String HEADS = "anomaly-baseline-heads";
-  static final String BUCKETS = "anomaly-baseline-buckets";
-  static final String PENDING = "anomaly-pending";
+  /** Name of the keyed value state holding each user's anomaly state. */
+  static final String STATE = "anomaly-baselines";
+
+  /**
+   * The map state that held baseline heads per currency in releases before {@link #STATE}: its
+   * presence in restored state is refused ({@link #refuseRetiredLayout}).
+   */
+  static final String RETIRED_HEADS = "anomaly-baseline-heads";
+
+  private static final long HOURS_PER_DAY = 24;
 
   private final AnomalyDetector detector;
   private final TumblingWindows windows;
   private final UserLedger ledger;
   private final long lateness;
 
-  private transient MapState<String, BaselineHead> heads;
-  private transient MapState<Tuple2<String, Long>, HourBucket> buckets;
-  private transient ListState<PendingJudgement> pending;
-  private transient Store store;
+  private transient ValueState<UserBaselines> state;
   private transient Counter anomalies;
 
   AnomalyWatch(AnomalyRule rule, AggregationSettings settings) {
@@ -72,24 +73,35 @@ final class AnomalyWatch implements Serializable {
   }
 
   void open(RuntimeContext context) {
-    heads =
-        context.getMapState(
-            new MapStateDescriptor<>(HEADS, Types.STRING, StateTypes.BASELINE_HEAD));
-    buckets =
-        context.getMapState(
-            new MapStateDescriptor<>(
-                BUCKETS, Types.TUPLE(Types.STRING, Types.LONG), StateTypes.HOUR_BUCKET));
-    pending =
-        context.getListState(new ListStateDescriptor<>(PENDING, StateTypes.PENDING_JUDGEMENT));
-    store = new Store();
+    state = context.getState(new ValueStateDescriptor<>(STATE, StateTypes.USER_BASELINES));
     anomalies = context.getMetricGroup().addGroup("tally").counter("anomalies");
+  }
+
+  /**
+   * The message that refuses a restore of state in the retired layout (map states per currency and
+   * hour, {@value #RETIRED_HEADS}): this build neither reads nor migrates it, and starting anyway
+   * would judge every restored user against an empty baseline.
+   */
+  static String refuseRetiredLayout() {
+    return "The restored state of "
+        + SpendingTopology.AGGREGATOR_UID
+        + " holds anomaly baselines in the layout of an earlier release (map state "
+        + RETIRED_HEADS
+        + "), which this build does not read: it keeps a user's anomaly state in one value ("
+        + STATE
+        + "), so the job does not start. Start without state (the baselines rebuild from 7 days"
+        + " of input), or resume with the release that wrote the state";
   }
 
   /** A transaction the aggregator counted for the current user. */
   void counted(Transaction tx, long watermark, TimerService timers, Consumer<Anomaly> out)
       throws Exception {
+    UserBaselines user = state.value();
+    if (user == null) {
+      user = new UserBaselines();
+    }
     AnomalyDetector.Arrival arrival =
-        detector.arrive(tx.currency(), tx.eventTimeMillis(), tx.amountCents(), watermark, store);
+        detector.arrive(tx.currency(), tx.eventTimeMillis(), tx.amountCents(), watermark, user);
     if (arrival instanceof AnomalyDetector.Decided decided) {
       report(
           tx.transactionId(),
@@ -99,7 +111,7 @@ final class AnomalyWatch implements Serializable {
           decided.verdict(),
           out);
     } else if (arrival instanceof AnomalyDetector.Waiting waiting) {
-      pending.add(
+      user.await(
           new PendingJudgement(
               tx.transactionId(), tx.currency(), tx.eventTimeMillis(), tx.amountCents()));
       if (waiting.newBucket()) {
@@ -107,44 +119,62 @@ final class AnomalyWatch implements Serializable {
       }
     }
     if (arrival.newBucket()) {
-      timers.registerEventTimeTimer(forgettableAt(arrival.hour()));
+      long day = Math.floorDiv(arrival.hour(), HOURS_PER_DAY);
+      if (day > user.forgetDay()) {
+        timers.registerEventTimeTimer(forgettableAt((day + 1) * HOURS_PER_DAY - 1));
+        user.forgetTimerRegistered(day);
+      }
     }
+    store(user);
   }
 
   /**
    * An event-time timer of the current user fired at {@code watermark}: judges the transactions it
-   * completes the baseline of, then forgets the buckets no later judgement can need.
+   * completes the baseline of, then forgets the buckets no later judgement can need. Any of the
+   * aggregator's timers may be it; for a user without anomaly state it costs one point read.
    */
   void onTimer(String user, long watermark, Consumer<Anomaly> out) throws Exception {
-    judgeWaiting(user, watermark, out);
-    if (watermark == Long.MAX_VALUE || watermark < Long.MIN_VALUE + lateness + 1) {
-      // End of input: nothing more is judged, and the state ends with the job. Or no event time
-      // yet to forget by.
+    UserBaselines baselines = state.value();
+    if (baselines == null) {
       return;
     }
-    long earliest = AnomalyDetector.hourOf(windows.windowStart(watermark - lateness + 1));
-    List<String> currencies = new ArrayList<>(2);
-    for (String currency : heads.keys()) {
-      currencies.add(currency);
+    judgeWaiting(baselines, user, watermark, out);
+    if (watermark != Long.MAX_VALUE && watermark >= Long.MIN_VALUE + lateness + 1) {
+      // Not at the end of input (nothing more is judged, and the state ends with the job), and
+      // only once there is event time to forget by.
+      long earliest = AnomalyDetector.hourOf(windows.windowStart(watermark - lateness + 1));
+      for (String currency : baselines.currencies()) {
+        detector.forget(currency, earliest, baselines);
+      }
     }
-    for (String currency : currencies) {
-      detector.forget(currency, earliest, store);
-    }
+    store(baselines);
   }
 
   /** The end of input: judges every waiting transaction of the current user. */
   void endInput(String user, Consumer<Anomaly> out) throws Exception {
-    judgeWaiting(user, Long.MAX_VALUE, out);
+    UserBaselines baselines = state.value();
+    if (baselines != null) {
+      judgeWaiting(baselines, user, Long.MAX_VALUE, out);
+      store(baselines);
+    }
   }
 
-  private void judgeWaiting(String user, long watermark, Consumer<Anomaly> out) throws Exception {
-    Iterable<PendingJudgement> stored = pending.get();
-    if (stored == null) {
+  private void store(UserBaselines baselines) throws Exception {
+    if (!baselines.changed()) {
       return;
     }
+    if (baselines.isEmpty()) {
+      state.clear();
+    } else {
+      state.update(baselines);
+    }
+  }
+
+  private void judgeWaiting(
+      UserBaselines baselines, String user, long watermark, Consumer<Anomaly> out) {
     List<PendingJudgement> due = new ArrayList<>();
     List<PendingJudgement> waiting = new ArrayList<>();
-    for (PendingJudgement p : stored) {
+    for (PendingJudgement p : baselines.pending()) {
       (AnomalyDetector.judgeAt(p.hour()) <= watermark ? due : waiting).add(p);
     }
     if (due.isEmpty()) {
@@ -158,10 +188,10 @@ final class AnomalyWatch implements Serializable {
           user,
           p.currency(),
           p.eventTimeMillis(),
-          detector.judge(p, store),
+          detector.judge(p, baselines),
           out);
     }
-    pending.update(waiting);
+    baselines.keepWaiting(waiting);
   }
 
   private void report(
@@ -185,38 +215,5 @@ final class AnomalyWatch implements Serializable {
     long lastInstant =
         (hour + AnomalyDetector.BASELINE_HOURS + 1) * AnomalyDetector.HOUR_MILLIS - 1;
     return ledger.finalAt(windows.windowStart(lastInstant));
-  }
-
-  /** The detector's view of the current user's state. */
-  private final class Store implements BaselineStore<Exception> {
-    @Override
-    public BaselineHead head(String currency) throws Exception {
-      return heads.get(currency);
-    }
-
-    @Override
-    public void putHead(String currency, BaselineHead head) throws Exception {
-      heads.put(currency, head);
-    }
-
-    @Override
-    public void removeHead(String currency) throws Exception {
-      heads.remove(currency);
-    }
-
-    @Override
-    public HourBucket bucket(String currency, long hour) throws Exception {
-      return buckets.get(Tuple2.of(currency, hour));
-    }
-
-    @Override
-    public void putBucket(String currency, long hour, HourBucket bucket) throws Exception {
-      buckets.put(Tuple2.of(currency, hour), bucket);
-    }
-
-    @Override
-    public void removeBucket(String currency, long hour) throws Exception {
-      buckets.remove(Tuple2.of(currency, hour));
-    }
   }
 }

@@ -13,6 +13,12 @@ import org.apache.flink.core.memory.DataOutputView;
  * squares ({@link ImmutableValueSerializer#writeBigInteger}), then the number of bucket hours (int)
  * and the hours as differences from the one before (the first from the cursor), each a zig-zag
  * variable-length long: neighbouring hours cost a byte each.
+ *
+ * <p>Retired: anomaly state of release {@code b970f33} and before was kept in map and list states
+ * of this value; this build keeps one value per user ({@link UserBaselinesSerializer}) and refuses
+ * such state with anomalies on ({@link AnomalyWatch#refuseRetiredLayout}). Kept because Flink must
+ * find the serializer a savepoint names to restore it at all, even to refuse it, or to ignore it
+ * with anomalies off.
  */
 public final class BaselineHeadSerializer extends ImmutableValueSerializer<BaselineHead> {
 
@@ -33,13 +39,7 @@ public final class BaselineHeadSerializer extends ImmutableValueSerializer<Basel
     out.writeInt(hours.length);
     long previous = head.cursor();
     for (long hour : hours) {
-      long delta = hour - previous;
-      long zigZag = (delta << 1) ^ (delta >> 63);
-      while ((zigZag & ~0x7FL) != 0) {
-        out.writeByte((int) ((zigZag & 0x7F) | 0x80));
-        zigZag >>>= 7;
-      }
-      out.writeByte((int) zigZag);
+      VarInts.writeSigned(hour - previous, out);
       previous = hour;
     }
   }
@@ -51,15 +51,7 @@ public final class BaselineHeadSerializer extends ImmutableValueSerializer<Basel
     long[] hours = new long[in.readInt()];
     long previous = cursor;
     for (int i = 0; i < hours.length; i++) {
-      long zigZag = 0;
-      int shift = 0;
-      int b;
-      do {
-        b = in.readUnsignedByte();
-        zigZag |= (long) (b & 0x7F) << shift;
-        shift += 7;
-      } while ((b & 0x80) != 0);
-      previous += (zigZag >>> 1) ^ -(zigZag & 1);
+      previous += VarInts.readSigned(in);
       hours[i] = previous;
     }
     return new BaselineHead(cursor, totals, hours);

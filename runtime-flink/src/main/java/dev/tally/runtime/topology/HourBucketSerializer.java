@@ -10,6 +10,12 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * One hourly bucket of an anomaly baseline: its count (long), then its sum and sum of squares
  * ({@link ImmutableValueSerializer#writeBigInteger}). The hour is the state's map key.
+ *
+ * <p>Retired: anomaly state of release {@code b970f33} and before was kept in map and list states
+ * of this value; this build keeps one value per user ({@link UserBaselinesSerializer}) and refuses
+ * such state with anomalies on ({@link AnomalyWatch#refuseRetiredLayout}). Kept because Flink must
+ * find the serializer a savepoint names to restore it at all, even to refuse it, or to ignore it
+ * with anomalies off.
  */
 public final class HourBucketSerializer extends ImmutableValueSerializer<HourBucket> {
 

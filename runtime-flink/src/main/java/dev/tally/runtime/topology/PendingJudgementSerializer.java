@@ -11,6 +11,12 @@ import org.apache.flink.types.StringValue;
 /**
  * A transaction waiting for its anomaly judgement: {@code transactionId} and {@code currency}
  * ({@link StringValue} strings), {@code eventTimeMillis} and {@code amountCents} (longs).
+ *
+ * <p>Retired: anomaly state of release {@code b970f33} and before was kept in map and list states
+ * of this value; this build keeps one value per user ({@link UserBaselinesSerializer}) and refuses
+ * such state with anomalies on ({@link AnomalyWatch#refuseRetiredLayout}). Kept because Flink must
+ * find the serializer a savepoint names to restore it at all, even to refuse it, or to ignore it
+ * with anomalies off.
  */
 public final class PendingJudgementSerializer extends ImmutableValueSerializer<PendingJudgement> {
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -72,9 +73,25 @@ final class SpendingAggregatorOperator
     return true;
   }
 
+  /**
+   * Refuses restored anomaly state in the retired layout, before anything is processed: this build
+   * would not see those baselines. Asked of the keyed backend by state name, which restored state
+   * keeps whether or not this build registers it. Notes a restore, so that {@link #open} migrates
+   * the dedupe state of older releases.
+   */
   @Override
   public void initializeState(StateInitializationContext context) throws Exception {
     super.initializeState(context);
+    if (context.isRestored() && aggregator.detectsAnomalies()) {
+      try (Stream<String> keys =
+          this.<String>getKeyedStateBackend()
+              .getKeys(AnomalyWatch.RETIRED_HEADS, VoidNamespace.INSTANCE)) {
+        if (keys.findAny().isPresent()) {
+          throw new SuppressRestartsException(
+              new IllegalStateException(AnomalyWatch.refuseRetiredLayout()));
+        }
+      }
+    }
     restored = context.isRestored();
   }
 
@@ -198,7 +215,7 @@ final class SpendingAggregatorOperator
   private void judgeAllWaiting() throws Exception {
     List<String> users = new ArrayList<>();
     try (Stream<String> keys =
-        this.<String>getKeyedStateBackend().getKeys(AnomalyWatch.PENDING, VoidNamespace.INSTANCE)) {
+        this.<String>getKeyedStateBackend().getKeys(AnomalyWatch.STATE, VoidNamespace.INSTANCE)) {
       keys.forEach(users::add);
     }
     for (String user : users) {

@@ -1,9 +1,6 @@
 package dev.tally.runtime.topology;
 
 import dev.tally.domain.anomaly.Anomaly;
-import dev.tally.domain.anomaly.BaselineHead;
-import dev.tally.domain.anomaly.HourBucket;
-import dev.tally.domain.anomaly.PendingJudgement;
 import dev.tally.domain.spending.OpenWindow;
 import dev.tally.domain.spending.SeenIds;
 import dev.tally.domain.spending.SeenTransaction;
@@ -25,17 +22,9 @@ final class StateTypes {
   static final TypeInformation<OpenWindow[]> OPEN_WINDOWS =
       new SerializerTypeInfo<>(OpenWindow[].class, OpenWindowsSerializer.INSTANCE);
 
-  /** The head of a (user, currency)'s anomaly baseline. */
-  static final TypeInformation<BaselineHead> BASELINE_HEAD =
-      new SerializerTypeInfo<>(BaselineHead.class, BaselineHeadSerializer.INSTANCE);
-
-  /** One hourly bucket of an anomaly baseline. */
-  static final TypeInformation<HourBucket> HOUR_BUCKET =
-      new SerializerTypeInfo<>(HourBucket.class, HourBucketSerializer.INSTANCE);
-
-  /** A transaction waiting for its anomaly judgement. */
-  static final TypeInformation<PendingJudgement> PENDING_JUDGEMENT =
-      new SerializerTypeInfo<>(PendingJudgement.class, PendingJudgementSerializer.INSTANCE);
+  /** One user's whole anomaly state: baselines and waiting transactions. */
+  static final TypeInformation<UserBaselines> USER_BASELINES =
+      new SerializerTypeInfo<>(UserBaselines.class, UserBaselinesSerializer.INSTANCE);
 
   /** An anomaly, on the aggregator's side output to the anomaly sinks. */
   static final TypeInformation<Anomaly> ANOMALY =

@@ -164,18 +164,49 @@ class AnomalyWatchTest {
   }
 
   @Test
-  void aUserSilentForSevenDaysHoldsNoAnomalyState() throws Exception {
+  void aUserSilentForSevenDaysAfterTheDayOfItsLastBucketHoldsNoAnomalyState() throws Exception {
     harness = harness(new AnomalyRule(400, 20), null);
     baseline();
     process(at("waiting", 25, 1_000));
     watermarkAtStartOf(20 + 168);
-    assertThat(keysOf(AnomalyWatch.HEADS)).containsExactly("alice");
-    assertThat(keysOf(AnomalyWatch.PENDING)).isEmpty();
+    assertThat(keysOf(AnomalyWatch.STATE)).containsExactly("alice");
 
-    watermarkAtStartOf(25 + 170);
-    assertThat(keysOf(AnomalyWatch.HEADS)).isEmpty();
-    assertThat(keysOf(AnomalyWatch.BUCKETS)).isEmpty();
-    assertThat(keysOf(AnomalyWatch.PENDING)).isEmpty();
+    // Buckets are forgotten by day: the day of hour 25 ends with hour 47.
+    watermarkAtStartOf(47 + 170);
+    assertThat(keysOf(AnomalyWatch.STATE)).isEmpty();
+  }
+
+  @Test
+  void aNewHourBucketRegistersNoForgetTimerOfItsOwnOnlyOnePerDay() throws Exception {
+    // Each transaction judged at once (the watermark is at its hour), so none waits for a timer.
+    long[] hours = {0, 1, 2, 3, 5, 8, 13, 21, 22, 23};
+    var without =
+        new KeyedOneInputStreamOperatorTestHarness<>(
+            new SpendingAggregatorOperator(
+                new SpendingAggregator(AggregationSettings.defaults()), 1),
+            new SpendingTopology.ByUser(),
+            Types.STRING);
+    without.setStateBackend(new EmbeddedRocksDBStateBackend());
+    without.open();
+    harness = harness(new AnomalyRule(400, 20), null);
+    try {
+      for (long hour : hours) {
+        long watermark = START.toEpochMilli() + hour * HOUR - 1;
+        without.processWatermark(watermark);
+        harness.processWatermark(watermark);
+        Transaction tx = at("t" + hour, hour, 1_000);
+        SourcedTransaction sourced =
+            new SourcedTransaction(
+                tx, new SourceRecord("tx", 0, hour, tx.eventTimeMillis(), null, new byte[0]));
+        without.processElement(sourced, tx.eventTimeMillis());
+        process(tx);
+      }
+      assertThat(harness.numEventTimeTimers() - without.numEventTimeTimers())
+          .as("the anomaly path's timers: one forget timer for the day, none per bucket")
+          .isEqualTo(1);
+    } finally {
+      without.close();
+    }
   }
 
   @Test
