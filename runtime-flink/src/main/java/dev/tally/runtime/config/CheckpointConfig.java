@@ -76,10 +76,16 @@ public record CheckpointConfig(
           .defaultValue(true)
           .description("Unaligned checkpoints.");
 
-  /** The aligned phase before switching to unaligned. */
+  /**
+   * The aligned phase before a checkpoint switches to unaligned. Zero, the default, makes every
+   * checkpoint unaligned from its first barrier: under backpressure an aligned phase only adds its
+   * own length to the checkpoint (docs/benchmarks.md, "Backpressure"), and without backpressure an
+   * unaligned checkpoint persists no in-flight data, so it costs the same as an aligned one.
+   * Savepoints are always aligned, whatever this says.
+   */
   public static final ConfigKey<Duration> ALIGNED_TIMEOUT =
       ConfigKey.duration("checkpoints.aligned-timeout")
-          .defaultValue(Duration.ofSeconds(5))
+          .defaultValue(Duration.ZERO)
           .required()
           .description(
               "Aligned phase before switching to unaligned; 0 is unaligned from the start.");

@@ -90,6 +90,11 @@ class TallyConfigTest {
     assertThat(flink.get(RocksDBOptions.TIMER_SERVICE_FACTORY))
         .isEqualTo(PriorityQueueStateType.ROCKSDB);
     assertThat(flink.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)).isTrue();
+    assertThat(flink.get(CheckpointingOptions.ENABLE_UNALIGNED)).isTrue();
+    assertThat(flink.get(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT))
+        .as(
+            "unaligned from the first barrier: an aligned phase only adds its length under backpressure")
+        .isZero();
     assertThat(flink.get(RestartStrategyOptions.RESTART_STRATEGY)).isEqualTo("exponential-delay");
     assertThat(flink.get(PipelineOptions.GENERIC_TYPES)).isFalse();
     assertThat(flink.get(PipelineOptions.AUTO_GENERATE_UIDS)).isFalse();
@@ -117,7 +122,7 @@ class TallyConfigTest {
                 Duration.ZERO,
                 1,
                 true,
-                Duration.ofSeconds(5),
+                Duration.ZERO,
                 true,
                 3,
                 ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION));
