@@ -54,6 +54,7 @@ class SpendingTopologyITCase {
   private static final long SEED = 20261129L;
   private static final int COUNT = 3_000;
   private static final int BAD = 150;
+  private static final int RECORDS_PER_CHECKPOINT = 500;
   private static final AggregationSettings SETTINGS =
       new AggregationSettings(
           TumblingWindows.of(Duration.ofHours(1)),
@@ -140,7 +141,10 @@ class SpendingTopologyITCase {
                 new DataGeneratorSource<>(
                     new ScenarioTransactions(),
                     COUNT,
-                    RateLimiterStrategy.perSecond(1_500),
+                    // Paced by checkpoints, not by the clock: each checkpoint releases the next
+                    // records, so checkpoints complete midway however slow the machine is, and
+                    // the failure injected at COUNT / 2 always follows a completed checkpoint.
+                    RateLimiterStrategy.perCheckpoint(RECORDS_PER_CHECKPOINT),
                     TallyTypes.SOURCED_TRANSACTION),
                 WatermarkStrategy.forGenerator(context -> new EveryEventWatermarks())
                     .withTimestampAssigner((tx, ts) -> tx.transaction().eventTimeMillis()),
