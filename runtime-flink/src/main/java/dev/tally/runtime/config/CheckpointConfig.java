@@ -80,8 +80,8 @@ public record CheckpointConfig(
    * The aligned phase before a checkpoint switches to unaligned. Zero, the default, makes every
    * checkpoint unaligned from its first barrier: under backpressure an aligned phase only adds its
    * own length to the checkpoint (docs/benchmarks.md, "Backpressure"), and without backpressure an
-   * unaligned checkpoint persists no in-flight data, so it costs the same as an aligned one.
-   * Savepoints are always aligned, whatever this says.
+   * unaligned checkpoint persists only the few buffers in flight, so it costs about what an aligned
+   * one does. Savepoints are always aligned, whatever this says.
    */
   public static final ConfigKey<Duration> ALIGNED_TIMEOUT =
       ConfigKey.duration("checkpoints.aligned-timeout")
