@@ -136,8 +136,7 @@ public final class DeadLetterReplay {
    *     concurrent replay of the same dead-letter topic fenced this one
    */
   public Plan replay(DeadLetterSelection selection, String target) {
-    Properties props = new Properties();
-    props.putAll(clientProperties);
+    Properties props = ClientProperties.of(clientProperties);
     props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -212,8 +211,7 @@ public final class DeadLetterReplay {
    * end it has now.
    */
   private void read(String topic, Instant since, Consumer<ConsumerRecord<byte[], byte[]>> each) {
-    Properties props = new Properties();
-    props.putAll(clientProperties);
+    Properties props = ClientProperties.of(clientProperties);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());

@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -228,7 +227,7 @@ public final class DeadLetterSizing {
       String topicPattern,
       DeadLetterConfig options,
       List<SinkTopic> otherTopics) {
-    try (Admin admin = Admin.create(toProperties(adminProperties))) {
+    try (Admin admin = Admin.create(ClientProperties.of(adminProperties))) {
       Limits limits = readLimits(admin, topics, topicPattern);
       Plan plan = plan(limits, options.topic(), options.producerProperties());
       List<SinkTopic> sinkTopics = new ArrayList<>();
@@ -301,7 +300,7 @@ public final class DeadLetterSizing {
    * opens; empty, with a warning, when Kafka does not answer (the writer then keeps the start's).
    */
   static OptionalLong readTopicLimit(Map<String, String> adminProperties, String topic) {
-    try (Admin admin = Admin.create(toProperties(adminProperties))) {
+    try (Admin admin = Admin.create(ClientProperties.of(adminProperties))) {
       return OptionalLong.of(topicLimits(admin, List.of(topic)).get(topic));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -350,11 +349,5 @@ public final class DeadLetterSizing {
     Config config =
         admin.describeConfigs(List.of(broker)).all().get(millis, TimeUnit.MILLISECONDS).get(broker);
     return Long.parseLong(config.get(BROKER_MAX_MESSAGE).value());
-  }
-
-  private static Properties toProperties(Map<String, String> values) {
-    Properties properties = new Properties();
-    properties.putAll(values);
-    return properties;
   }
 }

@@ -61,7 +61,7 @@ final class DeadLetterTail {
       String topic, Map<String, String> clientProperties, String lineage, long checkpoint)
       throws InterruptedException {
     Map<TopicPartition, long[]> ranges;
-    try (Admin admin = Admin.create(properties(clientProperties))) {
+    try (Admin admin = Admin.create(ClientProperties.of(clientProperties))) {
       ranges = committedRanges(admin, topic);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof UnknownTopicOrPartitionException) {
@@ -74,7 +74,7 @@ final class DeadLetterTail {
       throw new IllegalStateException(
           "cannot read the dead-letter topic " + topic + " to check the restore: " + e, e);
     }
-    Properties consumer = properties(clientProperties);
+    Properties consumer = ClientProperties.of(clientProperties);
     consumer.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
@@ -202,11 +202,5 @@ final class DeadLetterTail {
       }
     }
     return letters;
-  }
-
-  private static Properties properties(Map<String, String> values) {
-    Properties properties = new Properties();
-    properties.putAll(values);
-    return properties;
   }
 }

@@ -5,7 +5,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -51,9 +50,8 @@ public final class KafkaAccessCheck {
       Map<String, String> clientProperties,
       Collection<String> topics,
       Duration timeout) {
-    Properties properties = new Properties();
-    properties.putAll(adminProperties(bootstrapServers, clientProperties));
-    try (Admin admin = Admin.create(properties)) {
+    try (Admin admin =
+        Admin.create(ClientProperties.of(adminProperties(bootstrapServers, clientProperties)))) {
       admin.describeCluster().nodes().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       if (!topics.isEmpty()) {
         admin.describeTopics(topics).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS);

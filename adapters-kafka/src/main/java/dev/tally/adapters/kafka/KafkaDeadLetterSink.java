@@ -81,8 +81,7 @@ final class KafkaDeadLetterSink implements RejectedRecordSink {
    */
   static <T> KafkaSinkBuilder<T> kafkaSinkOn(
       DeadLetterConfig connection, String transactionalIdPrefix) {
-    Properties producer = new Properties();
-    producer.putAll(connection.producerProperties());
+    Properties producer = ClientProperties.of(connection.producerProperties());
     producer.setProperty(
         "transaction.timeout.ms", Long.toString(connection.transactionTimeout().toMillis()));
     return KafkaSink.<T>builder()

@@ -4,7 +4,6 @@ import dev.tally.domain.transaction.SourcedTransaction;
 import dev.tally.ports.in.TransactionSource;
 import dev.tally.ports.in.TransactionStreams;
 import java.time.Duration;
-import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -82,9 +81,7 @@ final class KafkaTransactionSource implements TransactionSource {
     options
         .compiledTopicPattern()
         .ifPresentOrElse(builder::setTopicPattern, () -> builder.setTopics(options.topics()));
-    Properties client = new Properties();
-    client.putAll(options.clientProperties());
-    builder.setProperties(client);
+    builder.setProperties(ClientProperties.of(options.clientProperties()));
     builder.setProperty(
         "partition.discovery.interval.ms",
         Long.toString(
