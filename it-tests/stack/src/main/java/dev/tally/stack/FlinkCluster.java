@@ -79,7 +79,7 @@ public final class FlinkCluster implements AutoCloseable {
    * {@code rpc-failure-threshold} failed requests, one per {@code interval}, it is declared lost,
    * instead of after the {@code timeout} that covers a TaskManager that hangs without failing.
    */
-  static final Map<String, String> RECOVERY =
+  public static final Map<String, String> RECOVERY =
       Map.of(
           "heartbeat.interval", "500 ms",
           "heartbeat.timeout", "5 s",

@@ -25,13 +25,21 @@ import org.apache.flink.shaded.guava33.com.google.common.hash.Hashing;
 /**
  * The one reader of Flink's REST API (a session cluster's JobManager or a local job's web UI): each
  * answer read by Jackson into a record holding the fields Tally's tools use; fields Flink adds are
- * ignored. Every call is one GET, but {@link #stopWithDrain}, one POST; a failure to connect or an
- * answer other than 200 (202 for the POST) throws a {@link StackException}.
+ * ignored. Every call is a GET, tried again on a connection failure or a 5xx answer (see {@link
+ * #text}), but {@link #stopWithDrain}, one POST, tried once; a failure to connect or an answer
+ * other than 200 (202 for the POST) that persists throws a {@link StackException} (an {@link
+ * UncheckedIOException} for the connection).
  */
 public final class FlinkRestClient {
 
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+  /** How often a GET is tried before its connection failure or 5xx answer is thrown. */
+  static final int GET_ATTEMPTS = 3;
+
+  /** The pause between two attempts of a GET. */
+  static final Duration RETRY_PAUSE = Duration.ofMillis(200);
 
   private static final ObjectMapper JSON =
       JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
@@ -202,25 +210,43 @@ public final class FlinkRestClient {
     }
   }
 
-  /** The answer to {@code GET path} as text: for a file kept beside a measurement. */
+  /**
+   * The answer to {@code GET path} as text: for a file kept beside a measurement. A GET that cannot
+   * connect or is answered 5xx is tried again, up to {@link #GET_ATTEMPTS} times {@link
+   * #RETRY_PAUSE} apart: the JobManager's REST endpoint refuses briefly while it fails over. Any
+   * other answer than 200 throws at once.
+   */
   public String text(String path) {
     HttpRequest request =
         HttpRequest.newBuilder(URI.create(address + path)).timeout(REQUEST_TIMEOUT).GET().build();
-    try {
-      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() != 200) {
-        throw new StackException(
-            "GET "
-                + address
-                + path
-                + " answered "
-                + response.statusCode()
-                + ": "
-                + response.body());
+    for (int attempt = 1; ; attempt++) {
+      boolean last = attempt == GET_ATTEMPTS;
+      try {
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        int status = response.statusCode();
+        if (status == 200) {
+          return response.body();
+        }
+        if (status < 500 || last) {
+          throw new StackException(
+              "GET " + address + path + " answered " + status + ": " + response.body());
+        }
+      } catch (IOException e) {
+        if (last) {
+          throw new UncheckedIOException(
+              "GET " + address + path + " failed " + GET_ATTEMPTS + " times", e);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StackException("interrupted during GET " + address + path, e);
       }
-      return response.body();
-    } catch (IOException e) {
-      throw new UncheckedIOException("GET " + address + path, e);
+      pause(path);
+    }
+  }
+
+  private void pause(String path) {
+    try {
+      Thread.sleep(RETRY_PAUSE.toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StackException("interrupted during GET " + address + path, e);
