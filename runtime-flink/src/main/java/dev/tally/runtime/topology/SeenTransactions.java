@@ -64,9 +64,13 @@ final class SeenTransactions {
     return ids == null ? SeenIds.empty() : ids;
   }
 
-  /** Remembers a counted transaction of the current user, whose ids {@link #of} gave. */
-  void remember(String user, SeenIds ids, Transaction tx) throws Exception {
-    ids.add(tx, fullIds);
+  /**
+   * Remembers a counted transaction of the current user, whose ids {@link #of} gave.
+   *
+   * @param fingerprint {@link SeenIds#fingerprint} of its id, as the lookup computed it
+   */
+  void remember(String user, SeenIds ids, Transaction tx, long fingerprint) throws Exception {
+    ids.add(tx, fingerprint, fullIds);
     state.set(user, ids);
   }
 

@@ -153,11 +153,13 @@ final class SpendingAggregator
     long watermark = watermarks.observe(ctx.timerService().currentWatermark());
     // The open windows are read only for a transaction that gets past dedupe and lateness.
     SeenIds ids = seen.of(tx.userId());
-    Optional<Verdict> screened = ledger.screen(tx, ids.find(tx.transactionId()), watermark);
+    long fingerprint = SeenIds.fingerprint(tx.transactionId());
+    Optional<Verdict> screened =
+        ledger.screen(tx, ids.find(tx.transactionId(), fingerprint), watermark);
     Verdict verdict =
         screened.isPresent() ? screened.get() : ledger.count(tx, open.get(tx.userId()), watermark);
     if (verdict instanceof Verdict.Counted counted) {
-      seen.remember(tx.userId(), ids, tx);
+      seen.remember(tx.userId(), ids, tx, fingerprint);
       if (anomalies != null) {
         anomalies.counted(tx, watermark, ctx.timerService(), a -> ctx.output(ANOMALIES, a));
       }
