@@ -72,14 +72,23 @@ public final class SeenIds {
    * @param transactionId an id of this set's user
    */
   public SeenTransaction find(String transactionId) {
-    int entry = indexOf(transactionId);
+    return find(transactionId, fingerprint(transactionId));
+  }
+
+  /**
+   * {@link #find} with the id's {@link #fingerprint} computed by the caller, who passes it on to
+   * {@link #add(Transaction, long, boolean)}: an event hashes its id once.
+   *
+   * @param fingerprint {@link #fingerprint}{@code (transactionId)}
+   */
+  public SeenTransaction find(String transactionId, long fingerprint) {
+    int entry = indexOf(transactionId, fingerprint);
     return entry < 0
         ? null
         : new SeenTransaction(amounts[entry], currencyOf(currencies[entry]), eventTimes[entry]);
   }
 
-  private int indexOf(String transactionId) {
-    long fingerprint = fingerprint(transactionId);
+  private int indexOf(String transactionId, long fingerprint) {
     int mask = slots.length - 1;
     for (int slot = (int) fingerprint & mask; ; slot = (slot + 1) & mask) {
       int entry = slots[slot] - 1;
@@ -99,8 +108,17 @@ public final class SeenIds {
    * @param keepId whether to keep the full id, so that only an equal id ever matches it
    */
   public void add(Transaction tx, boolean keepId) {
+    add(tx, fingerprint(tx.transactionId()), keepId);
+  }
+
+  /**
+   * {@link #add(Transaction, boolean)} with the fingerprint {@link #find(String, long)} was given.
+   *
+   * @param fingerprint {@link #fingerprint} of the transaction's id
+   */
+  public void add(Transaction tx, long fingerprint, boolean keepId) {
     append(
-        fingerprint(tx.transactionId()),
+        fingerprint,
         tx.eventTimeMillis(),
         tx.amountCents(),
         currencyCode(tx.currency()),
@@ -167,8 +185,33 @@ public final class SeenIds {
       Arrays.fill(ids, kept, size, null);
     }
     size = kept;
+    shrink();
     reindex(tableSize(Math.max(MIN_CAPACITY, size)));
     return true;
+  }
+
+  /**
+   * Gives back the room of forgotten entries once less than half of it is used: a user's burst must
+   * not hold its arrays (and, kept on the heap, the whole retention) after cleanup. Half the
+   * entries again stay free, so that steady additions do not grow them back at once.
+   */
+  private void shrink() {
+    if (fingerprints.length <= 2 * Math.max(MIN_CAPACITY, size)) {
+      return;
+    }
+    int capacity = Math.max(MIN_CAPACITY, size + (size >>> 1));
+    fingerprints = Arrays.copyOf(fingerprints, capacity);
+    eventTimes = Arrays.copyOf(eventTimes, capacity);
+    amounts = Arrays.copyOf(amounts, capacity);
+    currencies = Arrays.copyOf(currencies, capacity);
+    if (ids != null) {
+      ids = Arrays.copyOf(ids, capacity);
+    }
+  }
+
+  /** How many entries fit before the arrays grow; for tests of {@link #forgetBefore}. */
+  int capacity() {
+    return fingerprints.length;
   }
 
   /** An independent copy: changes to either leave the other alone. */

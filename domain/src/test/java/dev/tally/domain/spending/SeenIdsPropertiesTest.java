@@ -28,7 +28,10 @@ class SeenIdsPropertiesTest {
 
   @Property(tries = 1_000)
   void answersAsAMapOfIdToWhatWasCounted(
-      @ForAll("ops") List<Op> ops, @ForAll boolean keepIds, @ForAll boolean viaAccessors) {
+      @ForAll("ops") List<Op> ops,
+      @ForAll boolean keepIds,
+      @ForAll boolean viaAccessors,
+      @ForAll boolean hashOnce) {
     SeenIds seen = SeenIds.empty();
     Map<String, SeenTransaction> oracle = new HashMap<>();
     for (Op op : ops) {
@@ -50,10 +53,16 @@ class SeenIdsPropertiesTest {
         }
         default -> {
           Transaction tx = tx("tx-" + op.id(), op);
-          SeenTransaction found = seen.find(tx.transactionId());
+          long fingerprint = SeenIds.fingerprint(tx.transactionId());
+          SeenTransaction found =
+              hashOnce ? seen.find(tx.transactionId(), fingerprint) : seen.find(tx.transactionId());
           assertThat(found).isEqualTo(oracle.get(tx.transactionId()));
           if (found == null) {
-            seen.add(tx, keepIds);
+            if (hashOnce) {
+              seen.add(tx, fingerprint, keepIds);
+            } else {
+              seen.add(tx, keepIds);
+            }
             oracle.put(tx.transactionId(), SeenTransaction.of(tx));
           }
         }
@@ -104,6 +113,41 @@ class SeenIdsPropertiesTest {
                 Arbitraries.longs().between(0, 100))
             .as((kind, id, amount, currency, time) -> new Op(kind, id, amount, currency, time));
     return op.list().ofMaxSize(300);
+  }
+
+  @Test
+  void aLookupAndAnAdditionUseTheFingerprintTheyAreGiven() {
+    SeenIds seen = SeenIds.empty();
+    Transaction tx = tx("a", new Op(2, 0, 3, 0, 7));
+    // Not a's own fingerprint: proof that neither call hashes the id again.
+    seen.add(tx, 42L, false);
+    assertThat(seen.fingerprintAt(0)).isEqualTo(42L);
+    assertThat(seen.find("a", 42L)).isEqualTo(SeenTransaction.of(tx));
+    assertThat(seen.find("a")).isNull();
+  }
+
+  @Test
+  void cleanupGivesBackTheRoomOfForgottenIds() {
+    SeenIds seen = SeenIds.empty();
+    for (int i = 0; i < 1_000; i++) {
+      seen.add(tx("tx-" + i, new Op(2, 0, 1, 0, i)), true);
+    }
+    assertThat(seen.capacity()).isGreaterThanOrEqualTo(1_000);
+
+    seen.forgetBefore(990);
+
+    assertThat(seen.size()).isEqualTo(10);
+    assertThat(seen.capacity()).isLessThanOrEqualTo(20);
+    for (int i = 990; i < 1_000; i++) {
+      assertThat(seen.find("tx-" + i)).isEqualTo(new SeenTransaction(1, "EUR", i));
+    }
+    // Grows again as before.
+    for (int i = 1_000; i < 1_100; i++) {
+      seen.add(tx("tx-" + i, new Op(2, 0, 1, 0, i)), false);
+    }
+    assertThat(seen.size()).isEqualTo(110);
+    assertThat(seen.find("tx-1099")).isEqualTo(new SeenTransaction(1, "EUR", 1_099));
+    assertThat(seen.idAt(0)).isEqualTo("tx-990");
   }
 
   @Test

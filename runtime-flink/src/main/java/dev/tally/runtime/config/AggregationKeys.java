@@ -61,21 +61,23 @@ public final class AggregationKeys {
           .description(
               "Emit running rows of open windows every this much processing time; 0 is off.");
 
-  /** How many users' changed open windows, and dedupe memories, a subtask keeps on the heap. */
+  /** How many users' open windows, and dedupe memories, a subtask keeps on the heap. */
   public static final ConfigKey<Integer> WRITE_BACK_USERS =
       ConfigKey.integer("aggregation.write-back-users")
           .defaultValue(DEFAULTS.writeBackUsers())
           .between(0, Integer.MAX_VALUE)
           .description(
-              "How many users' changed open windows, and as many users' changed dedupe memories,"
-                  + " an aggregator subtask keeps on the heap until the next checkpoint, instead of"
-                  + " writing every change to RocksDB at once: a busy user then costs one RocksDB"
-                  + " read and write of each per checkpoint interval, not two per event. Reaching"
-                  + " the bound writes them all early. Results never depend on it (they are written"
-                  + " before every checkpoint, savepoint and end of input); heap use does: 200 to"
-                  + " 300 bytes a user for the windows (20 to 30 MB per subtask at the default),"
-                  + " plus 40 to 60 bytes per remembered id of a pending dedupe memory. 0 writes at"
-                  + " once.");
+              "How many users' open windows, and as many users' dedupe memories, an aggregator"
+                  + " subtask keeps on the heap: changed ones until the next checkpoint, instead of"
+                  + " writing every change to RocksDB at once, and on RocksDB also the ones written"
+                  + " or read, the least recently used making room first. A busy user then costs one"
+                  + " RocksDB write of each per checkpoint interval and no read after its first, not"
+                  + " a read and a write per event. Reaching the bound with changed ones writes them"
+                  + " all early. Results never depend on it (changes are written before every"
+                  + " checkpoint, savepoint and end of input); heap use does: 200 to 300 bytes a user"
+                  + " for the windows (20 to 30 MB per subtask at the default), plus 40 to 60 bytes"
+                  + " per remembered id of a dedupe memory held. 0 writes at once and keeps"
+                  + " nothing.");
 
   private AggregationKeys() {}
 

@@ -44,10 +44,16 @@ final class SeenTransactions {
   /**
    * @param state the value state of the current user
    * @param capacity how many users' changes may wait on the heap ({@link WriteBackState})
+   * @param keepWritten whether written values stay on the heap ({@link WriteBackState})
    * @param fullIds whether new entries keep the full id, not only its fingerprint
    */
-  SeenTransactions(ValueState<SeenIds> state, int capacity, long retentionMillis, boolean fullIds) {
-    this.state = new WriteBackState<>(state, capacity, SeenIds::isEmpty);
+  SeenTransactions(
+      ValueState<SeenIds> state,
+      int capacity,
+      boolean keepWritten,
+      long retentionMillis,
+      boolean fullIds) {
+    this.state = new WriteBackState<>(state, capacity, keepWritten, SeenIds::isEmpty);
     this.retention = retentionMillis;
     this.fullIds = fullIds;
   }
@@ -58,9 +64,13 @@ final class SeenTransactions {
     return ids == null ? SeenIds.empty() : ids;
   }
 
-  /** Remembers a counted transaction of the current user, whose ids {@link #of} gave. */
-  void remember(String user, SeenIds ids, Transaction tx) throws Exception {
-    ids.add(tx, fullIds);
+  /**
+   * Remembers a counted transaction of the current user, whose ids {@link #of} gave.
+   *
+   * @param fingerprint {@link SeenIds#fingerprint} of its id, as the lookup computed it
+   */
+  void remember(String user, SeenIds ids, Transaction tx, long fingerprint) throws Exception {
+    ids.add(tx, fingerprint, fullIds);
     state.set(user, ids);
   }
 

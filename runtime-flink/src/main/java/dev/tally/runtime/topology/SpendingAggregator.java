@@ -83,6 +83,7 @@ final class SpendingAggregator
   private transient SeenTransactions seen;
   private transient WriteBackState<OpenWindow[]> open;
   private transient int writeBackCapacity;
+  private transient boolean keepWritten;
   private transient WatermarkFloor watermarks;
   private transient RestoreGuard restoreGuard;
   private transient AggregationMetrics metrics;
@@ -128,6 +129,7 @@ final class SpendingAggregator
             getRuntimeContext()
                 .getState(new ValueStateDescriptor<>(SeenTransactions.STATE, StateTypes.SEEN_IDS)),
             writeBackCapacity,
+            keepWritten,
             retention,
             dedupeFullIds);
     open =
@@ -135,6 +137,7 @@ final class SpendingAggregator
             getRuntimeContext()
                 .getState(new ValueStateDescriptor<>(OPEN_WINDOWS_STATE, StateTypes.OPEN_WINDOWS)),
             writeBackCapacity,
+            keepWritten,
             windows -> windows.length == 0);
     metrics = new AggregationMetrics(getRuntimeContext().getMetricGroup(), watermarks::lastSeen);
     if (anomalies != null) {
@@ -150,11 +153,13 @@ final class SpendingAggregator
     long watermark = watermarks.observe(ctx.timerService().currentWatermark());
     // The open windows are read only for a transaction that gets past dedupe and lateness.
     SeenIds ids = seen.of(tx.userId());
-    Optional<Verdict> screened = ledger.screen(tx, ids.find(tx.transactionId()), watermark);
+    long fingerprint = SeenIds.fingerprint(tx.transactionId());
+    Optional<Verdict> screened =
+        ledger.screen(tx, ids.find(tx.transactionId(), fingerprint), watermark);
     Verdict verdict =
         screened.isPresent() ? screened.get() : ledger.count(tx, open.get(tx.userId()), watermark);
     if (verdict instanceof Verdict.Counted counted) {
-      seen.remember(tx.userId(), ids, tx);
+      seen.remember(tx.userId(), ids, tx, fingerprint);
       if (anomalies != null) {
         anomalies.counted(tx, watermark, ctx.timerService(), a -> ctx.output(ANOMALIES, a));
       }
@@ -301,13 +306,17 @@ final class SpendingAggregator
   }
 
   /**
-   * Keeps changed open windows on the heap, up to {@code capacity} users, until {@link #writeBack}.
-   * Only for an operator that calls {@link #writeBack} before every snapshot, before iterating keys
-   * and when {@link #writeBackFull}; without it every change is written at once. Called before
-   * {@link #open}.
+   * Keeps changed values on the heap, up to {@code capacity} users, until {@link #writeBack}. Only
+   * for an operator that calls {@link #writeBack} before every snapshot, before iterating keys and
+   * when {@link #writeBackFull}; without it every change is written at once. Called before {@link
+   * #open}.
+   *
+   * @param keepWritten whether written values stay on the heap too ({@link WriteBackState}): only
+   *     for a state backend that serializes every update
    */
-  void writeBackUpTo(int capacity) {
+  void writeBackUpTo(int capacity, boolean keepWritten) {
     writeBackCapacity = capacity;
+    this.keepWritten = keepWritten;
   }
 
   /**

@@ -97,7 +97,9 @@ final class SpendingAggregatorOperator
 
   @Override
   public void open() throws Exception {
-    aggregator.writeBackUpTo(writeBackUsers);
+    // RocksDB serializes on every update and deserializes on every read, so a written value may
+    // stay on the heap; the heap backend stores the object itself (WriteBackState).
+    aggregator.writeBackUpTo(writeBackUsers, getKeyedStateBackend().isSafeToReuseKVState());
     super.open();
     AggregationMetrics.writeBackPending(getMetricGroup(), aggregator::pendingUsers);
     if (restored) {

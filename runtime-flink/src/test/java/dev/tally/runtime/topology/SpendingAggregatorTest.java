@@ -18,7 +18,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.tasks.mailbox.Mail;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -27,18 +30,40 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The operator as the job runs it, once per write-back bound: 0 writes every change at once, 1
  * writes back before nearly every element, the default writes back only before snapshots and the
- * end of input. Every test must hold for all three: write-back may change speed, never a result.
+ * end of input; on the heap backend, and on RocksDB, where written values also stay on the heap
+ * ({@link WriteBackState}). Every test must hold for all: write-back may change speed, never a
+ * result.
  */
-@ParameterizedClass(name = "write-back users {0}")
-@ValueSource(ints = {0, 1, AggregationSettings.DEFAULT_WRITE_BACK_USERS})
+@ParameterizedClass(name = "write-back users {0} on {1}")
+@MethodSource("backends")
 class SpendingAggregatorTest {
 
-  @Parameter int writeBackUsers;
+  @Parameter(0)
+  int writeBackUsers;
+
+  @Parameter(1)
+  String backend;
+
+  static Stream<Arguments> backends() {
+    return Stream.of(
+        Arguments.of(0, "hashmap"),
+        Arguments.of(1, "hashmap"),
+        Arguments.of(AggregationSettings.DEFAULT_WRITE_BACK_USERS, "hashmap"),
+        Arguments.of(1, "rocksdb"),
+        Arguments.of(AggregationSettings.DEFAULT_WRITE_BACK_USERS, "rocksdb"));
+  }
+
+  private StateBackend stateBackend() {
+    return backend.equals("rocksdb")
+        ? new EmbeddedRocksDBStateBackend()
+        : new HashMapStateBackend();
+  }
 
   private static final Instant H10 = Instant.parse("2026-11-29T10:00:00Z");
   private static final long HOUR = 3_600_000L;
@@ -60,6 +85,7 @@ class SpendingAggregatorTest {
             new SpendingAggregatorOperator(new SpendingAggregator(settings), writeBackUsers),
             new SpendingTopology.ByUser(),
             Types.STRING);
+    h.setStateBackend(stateBackend());
     if (snapshot != null) {
       h.initializeState(snapshot);
     }
@@ -79,6 +105,7 @@ class SpendingAggregatorTest {
                 new SpendingAggregator(AggregationSettings.defaults()), writeBackUsers),
             new SpendingTopology.ByUser(),
             Types.STRING);
+    h.setStateBackend(stateBackend());
     h.getStreamConfig().setCheckpointingEnabled(true);
     h.getStreamConfig().setUnalignedCheckpointsEnabled(true);
     h.getStreamConfig().setUnalignedCheckpointsSplittableTimersEnabled(true);
