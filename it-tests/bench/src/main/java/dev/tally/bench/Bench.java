@@ -55,7 +55,8 @@ public final class Bench implements Callable<Integer> {
 
   /** Every leg of the throughput run, in the order they run. Add a leg here. */
   static List<Leg> legs() {
-    return List.of(new CeilingLeg(), new TallyLeg(), SqlLeg.seed(), SqlLeg.sameSemantics());
+    return List.of(
+        new CeilingLeg(), new TallyLeg(), SqlLeg.seed(), SqlLeg.sameSemantics(), new SparkLeg());
   }
 
   @Mixin private BenchOptions options;
