@@ -43,7 +43,8 @@ import picocli.CommandLine.Option;
       Bench.BackpressureMode.class,
       Bench.AnomaliesMode.class,
       Bench.AnomalyLatencyMode.class,
-      Bench.RecoveryMode.class
+      Bench.RecoveryMode.class,
+      Bench.CompareMode.class
     })
 public final class Bench implements Callable<Integer> {
   @Mixin private HelpOption help;
@@ -227,7 +228,35 @@ public final class Bench implements Callable<Integer> {
     }
   }
 
-  private static void throughput(BenchOptions o, Path out, Path work) throws Exception {
+  /** Every leg's throughput, freshness and recovery, in one table and one chart. */
+  @Command(
+      name = "compare",
+      description =
+          "Compare: throughput (preloaded), freshness (live) and recovery (kill mid-run) of every"
+              + " leg (spark, sql, sql-same, tally) in one table and chart; --legs is not used.")
+  static final class CompareMode implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
+    @Mixin private BenchOptions options;
+
+    @Option(
+        names = "--kills",
+        paramLabel = "N",
+        defaultValue = "3",
+        description = "compare: kills per leg for the recovery figure (default: ${DEFAULT-VALUE}).")
+    int kills;
+
+    @Override
+    public Integer call() throws Exception {
+      Compare.validate(options, kills);
+      Directories dirs = directories("compare");
+      new Compare(options, kills, dirs.out(), dirs.work()).run();
+      return 0;
+    }
+  }
+
+  /** The throughput run: every leg of {@code o.legs}, its report written to {@code out}. */
+  static List<LegResult> throughput(BenchOptions o, Path out, Path work) throws Exception {
     say("Starting the local stack under " + work);
     try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
       say("Stack up in " + stack.startup().toMillis() + " ms");
@@ -320,6 +349,7 @@ public final class Bench implements Callable<Integer> {
       System.out.println();
       System.out.println(report.markdown());
       say("Written " + out.resolve("throughput.json") + ", .md and .png; logs under " + work);
+      return results;
     }
   }
 

@@ -128,6 +128,26 @@ final class SparkJob {
   }
 
   /**
+   * Waits until the job's query has started after {@code afterMillis} (its log says so); throws if
+   * its JVM exits first.
+   *
+   * @return when it started, epoch ms
+   */
+  static long awaitStarted(MeasuredProcess process, Path log, long afterMillis)
+      throws IOException, InterruptedException {
+    while (true) {
+      OptionalLong started = started(log);
+      if (started.isPresent() && started.getAsLong() > afterMillis) {
+        return started.getAsLong();
+      }
+      if (!process.isAlive()) {
+        throw new IllegalStateException("the Spark job exited; see " + log);
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  /**
    * The first micro-batch after {@code afterMillis} that read input rows, from the job's log.
    *
    * @return the epoch ms at which it completed

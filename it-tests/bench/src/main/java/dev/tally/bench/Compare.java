@@ -1,0 +1,129 @@
+package dev.tally.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code ./bench.sh compare}: every leg of the seed's comparison on the same machine, one after
+ * another, each in its own JVM: throughput on the preloaded topic exactly as the throughput run
+ * measures it, then freshness and recovery live, each on a stack of its own, then one table and one
+ * chart ({@link CompareTable}).
+ *
+ * <p>Freshness and recovery are measured for the legs whose windows can be short: Tally's job and
+ * the Spark job. The seed's SQL scripts fix one-hour windows, so a live run of minutes closes at
+ * most one of them: those figures are reported as not measured, with that reason.
+ */
+final class Compare {
+
+  /** The legs compared, in the table's order. */
+  static final List<String> LEGS = List.of("spark", "sql", "sql-same", "tally");
+
+  private static final String FIXED_WINDOWS =
+      "the seed's SQL scripts fix 1-hour windows: a live run of minutes closes at most one";
+
+  private final BenchOptions o;
+  private final int kills;
+  private final Path out;
+  private final Path work;
+
+  Compare(BenchOptions options, int kills, Path out, Path work) {
+    this.o = options;
+    this.kills = kills;
+    this.out = out;
+    this.work = work;
+  }
+
+  /** Refuses, before anything starts, options that cannot give every figure. */
+  static void validate(BenchOptions o, int kills) {
+    if (kills < 1) {
+      throw new IllegalArgumentException("--kills must be at least 1 for a recovery figure");
+    }
+    Freshness.validate(o);
+  }
+
+  void run() throws Exception {
+    // The throughput run of every compared leg, as ./bench.sh --legs ... runs it; its report
+    // goes to this run's directory, leaving target/bench/throughput.* to the throughput mode.
+    o.legs = LEGS;
+    Path throughputDir = Files.createDirectories(work.resolve("throughput"));
+    List<LegResult> throughput = Bench.throughput(o, throughputDir, throughputDir);
+    Map<String, LatencyFigure> freshness = new LinkedHashMap<>();
+    Map<String, LatencyFigure> recovery = new LinkedHashMap<>();
+    for (String leg : List.of("tally", "spark")) {
+      String unavailable = leg.equals("spark") ? SparkJob.unavailable() : null;
+      if (unavailable != null) {
+        freshness.put(leg, LatencyFigure.notMeasured(unavailable));
+        recovery.put(leg, LatencyFigure.notMeasured(unavailable));
+        continue;
+      }
+      Bench.say("Freshness of " + leg + "…");
+      freshness.put(
+          leg,
+          guarded(
+              () ->
+                  new Freshness(
+                          o, work, Files.createDirectories(work.resolve("freshness-" + leg)), leg)
+                      .figure()));
+      Bench.say("Freshness of " + leg + ": " + freshness.get(leg));
+      Bench.say("Recovery of " + leg + "…");
+      Path dir = Files.createDirectories(work.resolve("recovery-" + leg));
+      recovery.put(
+          leg,
+          guarded(
+              () ->
+                  leg.equals("tally")
+                      ? new Recovery(o, kills, Map.of(), dir, dir).figure()
+                      : new SparkRecovery(o, kills, dir).figure()));
+      Bench.say("Recovery of " + leg + ": " + recovery.get(leg));
+    }
+    List<CompareTable.Row> rows = new ArrayList<>();
+    for (String leg : LEGS) {
+      LegResult t =
+          throughput.stream()
+              .filter(r -> r.name().equals(leg))
+              .findFirst()
+              .orElse(LegResult.skipped(leg, "not run"));
+      rows.add(
+          new CompareTable.Row(
+              leg,
+              t,
+              freshness.getOrDefault(leg, LatencyFigure.notMeasured(FIXED_WINDOWS)),
+              recovery.getOrDefault(leg, LatencyFigure.notMeasured(FIXED_WINDOWS))));
+    }
+    Map<String, Object> facts = new LinkedHashMap<>();
+    facts.put("events", o.events);
+    facts.put("partitions", o.partitions);
+    facts.put("users", o.users);
+    facts.put("parallelism", o.parallelism);
+    facts.put("checkpoint_interval_seconds", o.checkpointInterval.toSeconds());
+    facts.put("live_rate", o.rate);
+    facts.put("live_duration_seconds", o.duration.toSeconds());
+    facts.put("live_window_ms", o.window.toMillis());
+    facts.put("out_of_orderness_ms", o.outOfOrderness.toMillis());
+    facts.put("kills", kills);
+    CompareTable table = new CompareTable(Bench.machine(), facts, rows);
+    table.write(out);
+    Files.writeString(work.resolve("compare.md"), table.markdown());
+    System.out.println();
+    System.out.println(table.markdown());
+    Bench.say("Written " + out.resolve("compare.json") + ", .md and .png; logs under " + work);
+  }
+
+  private interface Measurement {
+    LatencyFigure measure() throws Exception;
+  }
+
+  /** A measurement that throws is a failed figure, not a failed run: the others still count. */
+  private static LatencyFigure guarded(Measurement m) {
+    try {
+      return m.measure();
+    } catch (Exception e) {
+      Bench.say("failed: " + e);
+      return LatencyFigure.failed(e.toString());
+    }
+  }
+}
