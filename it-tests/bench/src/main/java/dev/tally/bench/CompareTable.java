@@ -245,6 +245,7 @@ final class CompareTable {
         panel,
         "Events/s (higher is better)",
         r -> r.throughput().measured(),
+        r -> r.throughput().status(),
         r -> eps(r.throughput()),
         "%,.0f");
     panel(
@@ -253,6 +254,7 @@ final class CompareTable {
         panel,
         "Freshness p99, s (lower is better)",
         r -> r.freshness().measured(),
+        r -> r.freshness().status(),
         r -> r.freshness().p99Millis() / 1e3,
         "%.1f s");
     panel(
@@ -261,6 +263,7 @@ final class CompareTable {
         panel,
         "Recovery p50, s (lower is better)",
         r -> r.recovery().measured(),
+        r -> r.recovery().status(),
         r -> r.recovery().p50Millis() / 1e3,
         "%.1f s");
     g.dispose();
@@ -273,6 +276,7 @@ final class CompareTable {
       int width,
       String title,
       java.util.function.Predicate<Row> measured,
+      java.util.function.Function<Row, String> status,
       ToDoubleFunction<Row> value,
       String format) {
     Color[] colors = {
@@ -296,10 +300,12 @@ final class CompareTable {
         g.setColor(colors[i % colors.length]);
         g.fillRect(left, y, Math.max(1, w), 30);
         g.setColor(Color.BLACK);
-        g.drawString(Report.fmt(format, v), left + w + 4, y + 20);
+        String label = Report.fmt(format, v);
+        g.drawString(
+            status.apply(r).equals("ok") ? label : label + " (WRONG)", left + w + 4, y + 20);
       } else {
         g.setColor(Color.GRAY);
-        g.drawString("not measured", left + 4, y + 20);
+        g.drawString(status.apply(r), left + 4, y + 20);
       }
       y += 50;
     }
