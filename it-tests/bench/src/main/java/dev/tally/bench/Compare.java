@@ -1,5 +1,6 @@
 package dev.tally.bench;
 
+import dev.tally.stack.LocalStack;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,39 +47,42 @@ final class Compare {
   }
 
   void run() throws Exception {
-    // The throughput run of every compared leg, as ./bench.sh --legs ... runs it; its report
-    // goes to this run's directory, leaving target/bench/throughput.* to the throughput mode.
-    o.legs = LEGS;
-    Path throughputDir = Files.createDirectories(work.resolve("throughput"));
-    List<LegResult> throughput = Bench.throughput(o, throughputDir, throughputDir);
+    // One stack for every figure, each leg on a topic and table of its own; each leg's job in its
+    // own JVM, one after another.
+    Bench.say("Starting the local stack under " + work);
     Map<String, LatencyFigure> freshness = new LinkedHashMap<>();
     Map<String, LatencyFigure> recovery = new LinkedHashMap<>();
-    for (String leg : List.of("tally", "spark")) {
-      String unavailable = leg.equals("spark") ? SparkJob.unavailable() : null;
-      if (unavailable != null) {
-        freshness.put(leg, LatencyFigure.notMeasured(unavailable));
-        recovery.put(leg, LatencyFigure.notMeasured(unavailable));
-        continue;
+    List<LegResult> throughput;
+    try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
+      Bench.say("Stack up in " + stack.startup().toMillis() + " ms");
+      // The throughput run of every compared leg, as ./bench.sh --legs ... runs it; its report
+      // goes to this run's directory, leaving target/bench/throughput.* to the throughput mode.
+      o.legs = LEGS;
+      Path throughputDir = Files.createDirectories(work.resolve("throughput"));
+      throughput = Bench.throughput(o, stack, throughputDir, throughputDir);
+      for (String leg : List.of("tally", "spark")) {
+        String unavailable = leg.equals("spark") ? SparkJob.unavailable() : null;
+        if (unavailable != null) {
+          freshness.put(leg, LatencyFigure.notMeasured(unavailable));
+          recovery.put(leg, LatencyFigure.notMeasured(unavailable));
+          continue;
+        }
+        Bench.say("Freshness of " + leg + "…");
+        Path freshnessDir = Files.createDirectories(work.resolve("freshness-" + leg));
+        freshness.put(
+            leg, guarded(() -> new Freshness(o, freshnessDir, freshnessDir, leg).figure(stack)));
+        Bench.say("Freshness of " + leg + ": " + freshness.get(leg));
+        Bench.say("Recovery of " + leg + "…");
+        Path dir = Files.createDirectories(work.resolve("recovery-" + leg));
+        recovery.put(
+            leg,
+            guarded(
+                () ->
+                    leg.equals("tally")
+                        ? new Recovery(o, kills, Map.of(), dir, dir).figure(stack)
+                        : new SparkRecovery(o, kills, dir).figure(stack)));
+        Bench.say("Recovery of " + leg + ": " + recovery.get(leg));
       }
-      Bench.say("Freshness of " + leg + "…");
-      freshness.put(
-          leg,
-          guarded(
-              () ->
-                  new Freshness(
-                          o, work, Files.createDirectories(work.resolve("freshness-" + leg)), leg)
-                      .figure()));
-      Bench.say("Freshness of " + leg + ": " + freshness.get(leg));
-      Bench.say("Recovery of " + leg + "…");
-      Path dir = Files.createDirectories(work.resolve("recovery-" + leg));
-      recovery.put(
-          leg,
-          guarded(
-              () ->
-                  leg.equals("tally")
-                      ? new Recovery(o, kills, Map.of(), dir, dir).figure()
-                      : new SparkRecovery(o, kills, dir).figure()));
-      Bench.say("Recovery of " + leg + ": " + recovery.get(leg));
     }
     List<CompareTable.Row> rows = new ArrayList<>();
     for (String leg : LEGS) {

@@ -121,7 +121,10 @@ final class Freshness {
   /** This leg's figure for the compare run. */
   LatencyFigure figure() throws Exception {
     validate(o);
-    Measured m = measure();
+    return figure(measure());
+  }
+
+  private LatencyFigure figure(Measured m) {
     return LatencyFigure.of(
         m.samples(),
         m.exact(),
@@ -139,104 +142,115 @@ final class Freshness {
   Measured measure() throws Exception {
     Bench.say("Starting the local stack under " + work);
     try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
-      String topic = "bench-live";
-      stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
-      Path dir = Files.createDirectories(work.resolve(leg));
-      Path log = dir.resolve("job.log");
-      MeasuredProcess process = start(stack, topic, dir, log);
-      try {
-        Bench.say(
-            String.format(
-                Locale.ROOT,
-                "Job %s running; producing %,d events/s for %d s (windows of %d ms, checkpoints"
-                    + " every %d s, out-of-orderness %d ms)…",
-                leg,
-                o.rate,
-                o.duration.toSeconds(),
-                o.window.toMillis(),
-                o.checkpointInterval.toSeconds(),
-                o.outOfOrderness.toMillis()));
-        LiveExpectation expected = new LiveExpectation(o.window.toMillis());
-        LiveTraffic traffic =
-            new LiveTraffic(
-                stack.kafka().bootstrapServers(),
-                topic,
-                o.rate,
-                o.seed,
-                o.users,
-                o.zipf,
-                expected::add);
-        Thread producer = new Thread(traffic, "live-traffic");
-        long producing = System.currentTimeMillis();
-        producer.start();
-        RESTCatalog catalog = new RESTCatalog();
-        catalog.initialize("bench", stack.catalog().clientProperties());
-        TreeMap<Long, Long> readableAt = new TreeMap<>();
-        Set<Long> seenSnapshots = new HashSet<>();
-        long stopProducing = producing + o.duration.toMillis();
-        long settle =
-            o.checkpointInterval.toMillis()
-                + o.outOfOrderness.toMillis()
-                + o.window.toMillis()
-                + 10_000;
-        long lastReport = 0;
-        while (System.currentTimeMillis() < stopProducing + settle && process.isAlive()) {
-          if (System.currentTimeMillis() >= stopProducing) {
-            traffic.stop();
-          }
-          follow(catalog, seenSnapshots, readableAt);
-          if (System.currentTimeMillis() - lastReport >= 10_000) {
-            lastReport = System.currentTimeMillis();
-            Bench.say(
-                String.format(
-                    Locale.ROOT,
-                    "produced %,d; %d commits; %d windows readable",
-                    traffic.produced(),
-                    seenSnapshots.size(),
-                    readableAt.size()));
-          }
-          Thread.sleep(500);
+      return measure(stack);
+    }
+  }
+
+  /** {@link #figure()} on a running stack, on a topic and table of this leg's own. */
+  LatencyFigure figure(LocalStack stack) throws Exception {
+    validate(o);
+    return figure(measure(stack));
+  }
+
+  /** One live run of the leg's job on {@code stack}, on a topic and table of this leg's own. */
+  Measured measure(LocalStack stack) throws Exception {
+    String topic = "bench-live-" + leg;
+    stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
+    Path dir = Files.createDirectories(work.resolve(leg));
+    Path log = dir.resolve("job.log");
+    MeasuredProcess process = start(stack, topic, dir, log);
+    try {
+      Bench.say(
+          String.format(
+              Locale.ROOT,
+              "Job %s running; producing %,d events/s for %d s (windows of %d ms, checkpoints"
+                  + " every %d s, out-of-orderness %d ms)…",
+              leg,
+              o.rate,
+              o.duration.toSeconds(),
+              o.window.toMillis(),
+              o.checkpointInterval.toSeconds(),
+              o.outOfOrderness.toMillis()));
+      LiveExpectation expected = new LiveExpectation(o.window.toMillis());
+      LiveTraffic traffic =
+          new LiveTraffic(
+              stack.kafka().bootstrapServers(),
+              topic,
+              o.rate,
+              o.seed,
+              o.users,
+              o.zipf,
+              expected::add);
+      Thread producer = new Thread(traffic, "live-traffic");
+      long producing = System.currentTimeMillis();
+      producer.start();
+      RESTCatalog catalog = new RESTCatalog();
+      catalog.initialize("bench", stack.catalog().clientProperties());
+      TreeMap<Long, Long> readableAt = new TreeMap<>();
+      Set<Long> seenSnapshots = new HashSet<>();
+      long stopProducing = producing + o.duration.toMillis();
+      long settle =
+          o.checkpointInterval.toMillis()
+              + o.outOfOrderness.toMillis()
+              + o.window.toMillis()
+              + 10_000;
+      long lastReport = 0;
+      while (System.currentTimeMillis() < stopProducing + settle && process.isAlive()) {
+        if (System.currentTimeMillis() >= stopProducing) {
+          traffic.stop();
         }
-        traffic.stop();
-        producer.join();
         follow(catalog, seenSnapshots, readableAt);
-        // Windows wholly inside the measured span: after the warm-up, and ending at least the
-        // out-of-orderness before traffic stopped. Event time is the wall clock at sending, so a
-        // window ending later never sees the watermark pass its end: no event that late is ever
-        // sent.
-        long w = o.window.toMillis();
-        long firstStart = (producing + o.warmup.toMillis()) / w * w + w;
-        long lastEnd = stopProducing - o.outOfOrderness.toMillis();
-        String verdict =
-            expected.verdict(
-                IcebergStats.rows(catalog, BenchContext.NAMESPACE, table),
-                lastEnd / w * w,
-                lastEnd / w * w);
-        catalog.close();
-        boolean died = !process.isAlive();
-        JobRuns.endLiveJob(process, dir);
-        if (died) {
-          throw new IllegalStateException("the job died; see " + log);
+        if (System.currentTimeMillis() - lastReport >= 10_000) {
+          lastReport = System.currentTimeMillis();
+          Bench.say(
+              String.format(
+                  Locale.ROOT,
+                  "produced %,d; %d commits; %d windows readable",
+                  traffic.produced(),
+                  seenSnapshots.size(),
+                  readableAt.size()));
         }
-        if (traffic.failure() != null) {
-          throw new IllegalStateException("producing failed", traffic.failure());
-        }
-        List<Long> samples = new ArrayList<>();
-        int missing = 0;
-        for (long start = firstStart; start + w <= lastEnd; start += w) {
-          Long at = readableAt.get(start);
-          if (at == null) {
-            missing++;
-          } else {
-            samples.add(at - (start + w));
-          }
-        }
-        samples.sort(null);
-        return new Measured(samples, missing, verdict);
-      } finally {
-        // On every way out: a leg that throws must not leave its job running or its files.
-        JobRuns.endLiveJob(process, dir);
+        Thread.sleep(500);
       }
+      traffic.stop();
+      producer.join();
+      follow(catalog, seenSnapshots, readableAt);
+      // Windows wholly inside the measured span: after the warm-up, and ending at least the
+      // out-of-orderness before traffic stopped. Event time is the wall clock at sending, so a
+      // window ending later never sees the watermark pass its end: no event that late is ever
+      // sent.
+      long w = o.window.toMillis();
+      long firstStart = (producing + o.warmup.toMillis()) / w * w + w;
+      long lastEnd = stopProducing - o.outOfOrderness.toMillis();
+      String verdict =
+          expected.verdict(
+              IcebergStats.rows(catalog, BenchContext.NAMESPACE, table),
+              lastEnd / w * w,
+              lastEnd / w * w);
+      catalog.close();
+      boolean died = !process.isAlive();
+      JobRuns.endLiveJob(process, dir);
+      if (died) {
+        throw new IllegalStateException("the job died; see " + log);
+      }
+      if (traffic.failure() != null) {
+        throw new IllegalStateException("producing failed", traffic.failure());
+      }
+      List<Long> samples = new ArrayList<>();
+      int missing = 0;
+      for (long start = firstStart; start + w <= lastEnd; start += w) {
+        Long at = readableAt.get(start);
+        if (at == null) {
+          missing++;
+        } else {
+          samples.add(at - (start + w));
+        }
+      }
+      samples.sort(null);
+      return new Measured(samples, missing, verdict);
+    } finally {
+      // On every way out: a leg that throws must not leave its job running or its files.
+      JobRuns.endLiveJob(process, dir);
     }
   }
 

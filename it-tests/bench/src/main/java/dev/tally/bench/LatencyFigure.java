@@ -22,10 +22,13 @@ record LatencyFigure(
     return new LatencyFigure("failed", -1, -1, -1, 0, why);
   }
 
-  /** Nearest-rank percentiles of {@code sorted}; not measured when it is empty. */
+  /**
+   * Nearest-rank percentiles of {@code sorted}; failed when it is empty (the leg ran and gave no
+   * sample: no window readable, no recovery seen).
+   */
   static LatencyFigure of(List<Long> sorted, boolean right, String note) {
     if (sorted.isEmpty()) {
-      return notMeasured("no sample: " + note);
+      return failed("no sample: " + note);
     }
     return new LatencyFigure(
         right ? "ok" : "wrong",

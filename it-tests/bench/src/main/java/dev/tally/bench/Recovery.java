@@ -145,30 +145,35 @@ final class Recovery {
   LatencyFigure figure() throws Exception {
     Bench.say("Starting the local stack under " + work);
     try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
-      String topic = "bench-recovery";
-      stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
-      Map<String, String> settings = new LinkedHashMap<>(MEASUREMENT);
-      settings.putAll(clusterSettings);
-      int slots = 2;
-      // Enough TaskManagers for the job, and one more: standalone has no resource manager to
-      // start one on demand, so the spare must already run when a TaskManager is lost.
-      int taskManagers = (o.parallelism + slots - 1) / slots + 1;
-      Bench.say(
-          "Starting a Flink cluster: 1 JobManager, "
-              + taskManagers
-              + " TaskManagers of "
-              + slots
-              + " slots; settings "
-              + settings);
-      try (FlinkCluster cluster =
-          FlinkCluster.start(
-              work.resolve("flink"),
-              taskManagers,
-              slots,
-              stack.objectStore().awsClientEnvironment(),
-              settings)) {
-        return run(stack, cluster, topic);
-      }
+      return figure(stack);
+    }
+  }
+
+  /** {@link #figure()} on a running stack, with a Flink cluster of its own. */
+  LatencyFigure figure(LocalStack stack) throws Exception {
+    String topic = "bench-recovery";
+    stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
+    Map<String, String> settings = new LinkedHashMap<>(MEASUREMENT);
+    settings.putAll(clusterSettings);
+    int slots = 2;
+    // Enough TaskManagers for the job, and one more: standalone has no resource manager to
+    // start one on demand, so the spare must already run when a TaskManager is lost.
+    int taskManagers = (o.parallelism + slots - 1) / slots + 1;
+    Bench.say(
+        "Starting a Flink cluster: 1 JobManager, "
+            + taskManagers
+            + " TaskManagers of "
+            + slots
+            + " slots; settings "
+            + settings);
+    try (FlinkCluster cluster =
+        FlinkCluster.start(
+            work.resolve("flink"),
+            taskManagers,
+            slots,
+            stack.objectStore().awsClientEnvironment(),
+            settings)) {
+      return run(stack, cluster, topic);
     }
   }
 

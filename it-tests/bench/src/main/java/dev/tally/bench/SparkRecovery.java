@@ -39,80 +39,83 @@ final class SparkRecovery {
   LatencyFigure figure() throws Exception {
     Bench.say("Starting the local stack under " + work);
     try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
-      String topic = "bench-recovery";
-      stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
-      Path dir = Files.createDirectories(work.resolve("spark"));
-      Path log = dir.resolve("job.log");
-      LiveExpectation expected = new LiveExpectation(o.window.toMillis());
-      MeasuredProcess process = start(stack, topic, dir, log);
-      SparkJob.awaitStarted(process, log, Long.MIN_VALUE);
-      LiveTraffic traffic =
-          new LiveTraffic(
-              stack.kafka().bootstrapServers(),
-              topic,
+      return figure(stack);
+    }
+  }
+
+  /** {@link #figure()} on a running stack, on a topic and table of its own. */
+  LatencyFigure figure(LocalStack stack) throws Exception {
+    String topic = "bench-recovery-spark";
+    stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
+    Path dir = Files.createDirectories(work.resolve("spark"));
+    Path log = dir.resolve("job.log");
+    LiveExpectation expected = new LiveExpectation(o.window.toMillis());
+    MeasuredProcess process = start(stack, topic, dir, log);
+    SparkJob.awaitStarted(process, log, Long.MIN_VALUE);
+    LiveTraffic traffic =
+        new LiveTraffic(
+            stack.kafka().bootstrapServers(),
+            topic,
+            o.rate,
+            o.seed,
+            o.users,
+            o.zipf,
+            expected::add);
+    Thread producer = new Thread(traffic, "live-traffic");
+    producer.start();
+    List<Long> losses = new ArrayList<>();
+    String finalTable;
+    try {
+      Bench.say(
+          String.format(
+              Locale.ROOT,
+              "Spark job running; producing %,d events/s; warming up for %d s",
               o.rate,
-              o.seed,
-              o.users,
-              o.zipf,
-              expected::add);
-      Thread producer = new Thread(traffic, "live-traffic");
-      producer.start();
-      List<Long> losses = new ArrayList<>();
-      String finalTable;
-      try {
+              o.warmup.toSeconds()));
+      Thread.sleep(o.warmup.toMillis());
+      long since = Long.MIN_VALUE;
+      for (int round = 1; round <= kills; round++) {
+        if (traffic.failure() != null) {
+          throw new IllegalStateException("producing failed", traffic.failure());
+        }
+        // Kill only a job that is processing: a micro-batch with input since its last start.
+        awaitProcessing(process, log, since);
+        long killedAt = System.currentTimeMillis();
+        process.kill(Duration.ofSeconds(30));
+        process = start(stack, topic, dir, log);
+        Optional<Long> processingAt = awaitProcessing(process, log, killedAt);
+        long loss = processingAt.map(at -> at - killedAt).orElse(-1L);
+        losses.add(loss);
         Bench.say(
             String.format(
                 Locale.ROOT,
-                "Spark job running; producing %,d events/s; warming up for %d s",
-                o.rate,
-                o.warmup.toSeconds()));
-        Thread.sleep(o.warmup.toMillis());
-        long since = Long.MIN_VALUE;
-        for (int round = 1; round <= kills; round++) {
-          if (traffic.failure() != null) {
-            throw new IllegalStateException("producing failed", traffic.failure());
-          }
-          // Kill only a job that is processing: a micro-batch with input since its last start.
-          awaitProcessing(process, log, since);
-          long killedAt = System.currentTimeMillis();
-          process.kill(Duration.ofSeconds(30));
-          process = start(stack, topic, dir, log);
-          Optional<Long> processingAt = awaitProcessing(process, log, killedAt);
-          long loss = processingAt.map(at -> at - killedAt).orElse(-1L);
-          losses.add(loss);
-          Bench.say(
-              String.format(
-                  Locale.ROOT,
-                  "Spark round %d: kill -9 → processing again %s",
-                  round,
-                  loss < 0
-                      ? "never (timed out)"
-                      : String.format(Locale.ROOT, "%.2f s", loss / 1e3)));
-          since = killedAt;
-        }
-        traffic.stop();
-        producer.join();
-        long w = o.window.toMillis();
-        long lastEnd = (System.currentTimeMillis() - o.outOfOrderness.toMillis() - 1_000) / w * w;
-        Bench.say("Traffic stopped after " + traffic.produced() + " events; checking the table…");
-        finalTable = awaitExact(stack, expected, lastEnd);
-        Bench.say("Final table: " + finalTable);
-      } finally {
-        traffic.stop();
-        producer.join();
-        JobRuns.endLiveJob(process, dir);
+                "Spark round %d: kill -9 → processing again %s",
+                round,
+                loss < 0 ? "never (timed out)" : String.format(Locale.ROOT, "%.2f s", loss / 1e3)));
+        since = killedAt;
       }
-      List<Long> sorted = losses.stream().filter(v -> v >= 0).sorted().toList();
-      return LatencyFigure.of(
-          sorted,
-          finalTable.startsWith(LiveExpectation.EXACT) && sorted.size() == losses.size(),
-          String.format(
-              Locale.ROOT,
-              "process kill -9 → restarted on its checkpoint, first micro-batch with input done,"
-                  + " %d kills; final table %s",
-              losses.size(),
-              finalTable));
+      traffic.stop();
+      producer.join();
+      long w = o.window.toMillis();
+      long lastEnd = (System.currentTimeMillis() - o.outOfOrderness.toMillis() - 1_000) / w * w;
+      Bench.say("Traffic stopped after " + traffic.produced() + " events; checking the table…");
+      finalTable = awaitExact(stack, expected, lastEnd);
+      Bench.say("Final table: " + finalTable);
+    } finally {
+      traffic.stop();
+      producer.join();
+      JobRuns.endLiveJob(process, dir);
     }
+    List<Long> sorted = losses.stream().filter(v -> v >= 0).sorted().toList();
+    return LatencyFigure.of(
+        sorted,
+        finalTable.startsWith(LiveExpectation.EXACT) && sorted.size() == losses.size(),
+        String.format(
+            Locale.ROOT,
+            "process kill -9 → restarted on its checkpoint, first micro-batch with input done,"
+                + " %d kills; final table %s",
+            losses.size(),
+            finalTable));
   }
 
   private MeasuredProcess start(LocalStack stack, String topic, Path dir, Path log)

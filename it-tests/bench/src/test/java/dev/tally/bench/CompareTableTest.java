@@ -81,6 +81,26 @@ class CompareTableTest {
   }
 
   @Test
+  void aLegThatRanButGaveNoSampleFailedItIsNotJustUnmeasured() {
+    LatencyFigure none = LatencyFigure.of(List.of(), true, "5 windows never readable");
+
+    assertThat(none.status()).isEqualTo("failed");
+    assertThat(none.measured()).isFalse();
+    assertThat(none.note()).contains("5 windows never readable");
+  }
+
+  @Test
+  void percentilesAreNearestRankAndAWrongTableMarksTheFigureWrong() {
+    LatencyFigure f = LatencyFigure.of(List.of(100L, 200L, 300L, 400L), false, "table WRONG");
+
+    assertThat(f.status()).isEqualTo("wrong");
+    assertThat(f.p50Millis()).isEqualTo(200);
+    assertThat(f.p99Millis()).isEqualTo(400);
+    assertThat(f.maxMillis()).isEqualTo(400);
+    assertThat(f.samples()).isEqualTo(4);
+  }
+
+  @Test
   void aFigureNotMeasuredShowsAsSuchWithItsReason() {
     CompareTable t =
         table(
