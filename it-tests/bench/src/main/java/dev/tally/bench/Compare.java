@@ -60,18 +60,26 @@ final class Compare {
       o.legs = LEGS;
       Path throughputDir = Files.createDirectories(work.resolve("throughput"));
       throughput = Bench.throughput(o, stack, throughputDir, throughputDir);
+      write(throughput, freshness, recovery);
+      // Figure by figure, so that a run cut short still has both legs of the figures it reached.
       for (String leg : List.of("tally", "spark")) {
         String unavailable = leg.equals("spark") ? SparkJob.unavailable() : null;
         if (unavailable != null) {
           freshness.put(leg, LatencyFigure.notMeasured(unavailable));
-          recovery.put(leg, LatencyFigure.notMeasured(unavailable));
           continue;
         }
         Bench.say("Freshness of " + leg + "…");
-        Path freshnessDir = Files.createDirectories(work.resolve("freshness-" + leg));
-        freshness.put(
-            leg, guarded(() -> new Freshness(o, freshnessDir, freshnessDir, leg).figure(stack)));
+        Path dir = Files.createDirectories(work.resolve("freshness-" + leg));
+        freshness.put(leg, guarded(() -> new Freshness(o, dir, dir, leg).figure(stack)));
         Bench.say("Freshness of " + leg + ": " + freshness.get(leg));
+        write(throughput, freshness, recovery);
+      }
+      for (String leg : List.of("tally", "spark")) {
+        String unavailable = leg.equals("spark") ? SparkJob.unavailable() : null;
+        if (unavailable != null) {
+          recovery.put(leg, LatencyFigure.notMeasured(unavailable));
+          continue;
+        }
         Bench.say("Recovery of " + leg + "…");
         Path dir = Files.createDirectories(work.resolve("recovery-" + leg));
         recovery.put(
@@ -82,8 +90,22 @@ final class Compare {
                         ? new Recovery(o, kills, Map.of(), dir, dir).figure(stack)
                         : new SparkRecovery(o, kills, dir).figure(stack)));
         Bench.say("Recovery of " + leg + ": " + recovery.get(leg));
+        write(throughput, freshness, recovery);
       }
     }
+    CompareTable table = write(throughput, freshness, recovery);
+    Files.writeString(work.resolve("compare.md"), table.markdown());
+    System.out.println();
+    System.out.println(table.markdown());
+    Bench.say("Written " + out.resolve("compare.json") + ", .md and .png; logs under " + work);
+  }
+
+  /** The table of the figures so far (a figure not reached yet: not measured), written out. */
+  private CompareTable write(
+      List<LegResult> throughput,
+      Map<String, LatencyFigure> freshness,
+      Map<String, LatencyFigure> recovery)
+      throws java.io.IOException {
     List<CompareTable.Row> rows = new ArrayList<>();
     for (String leg : LEGS) {
       LegResult t =
@@ -95,8 +117,8 @@ final class Compare {
           new CompareTable.Row(
               leg,
               t,
-              freshness.getOrDefault(leg, LatencyFigure.notMeasured(FIXED_WINDOWS)),
-              recovery.getOrDefault(leg, LatencyFigure.notMeasured(FIXED_WINDOWS))));
+              freshness.getOrDefault(leg, LatencyFigure.notMeasured(notYet(leg))),
+              recovery.getOrDefault(leg, LatencyFigure.notMeasured(notYet(leg)))));
     }
     Map<String, Object> facts = new LinkedHashMap<>();
     facts.put("events", o.events);
@@ -111,10 +133,11 @@ final class Compare {
     facts.put("kills", kills);
     CompareTable table = new CompareTable(Bench.machine(), facts, rows);
     table.write(out);
-    Files.writeString(work.resolve("compare.md"), table.markdown());
-    System.out.println();
-    System.out.println(table.markdown());
-    Bench.say("Written " + out.resolve("compare.json") + ", .md and .png; logs under " + work);
+    return table;
+  }
+
+  private static String notYet(String leg) {
+    return leg.startsWith("sql") ? FIXED_WINDOWS : "not reached (the run ended before it)";
   }
 
   private interface Measurement {

@@ -215,12 +215,18 @@ final class Freshness {
       traffic.stop();
       producer.join();
       follow(catalog, seenSnapshots, readableAt);
-      // Windows wholly inside the measured span: after the warm-up, and ending at least the
-      // out-of-orderness before traffic stopped. Event time is the wall clock at sending, so a
-      // window ending later never sees the watermark pass its end: no event that late is ever
-      // sent.
+      // Windows wholly inside the measured span: after the warm-up and after the job's first
+      // commit (its start-up, however long, is no window's freshness: the same for every leg), and
+      // ending at least the out-of-orderness before traffic stopped. Event time is the wall clock
+      // at sending, so a window ending later never sees the watermark pass its end: no event that
+      // late is ever sent.
       long w = o.window.toMillis();
-      long firstStart = (producing + o.warmup.toMillis()) / w * w + w;
+      long firstCommit = firstCommit(catalog);
+      long from =
+          Math.max(
+              producing + o.warmup.toMillis(),
+              firstCommit == Long.MAX_VALUE ? Long.MIN_VALUE : firstCommit);
+      long firstStart = from / w * w + w;
       long lastEnd = stopProducing - o.outOfOrderness.toMillis();
       String verdict =
           expected.verdict(
@@ -300,6 +306,22 @@ final class Freshness {
                 .process(log));
     JobRuns.awaitJobId(FlinkRestClient.onLoopback(webPort), process, log);
     return process;
+  }
+
+  /** The commit time of the table's first snapshot that added rows; {@code MAX_VALUE} if none. */
+  private long firstCommit(RESTCatalog catalog) {
+    TableIdentifier id = TableIdentifier.of(BenchContext.NAMESPACE, table);
+    if (!catalog.tableExists(id)) {
+      return Long.MAX_VALUE;
+    }
+    long first = Long.MAX_VALUE;
+    for (Snapshot snapshot : catalog.loadTable(id).snapshots()) {
+      if (!DataOperations.REPLACE.equals(snapshot.operation())
+          && Long.parseLong(snapshot.summary().getOrDefault("added-records", "0")) > 0) {
+        first = Math.min(first, snapshot.timestampMillis());
+      }
+    }
+    return first;
   }
 
   /** Records, for each snapshot not seen yet, the windows whose rows its added data files hold. */
