@@ -6,12 +6,18 @@
 #   ./bench.sh anomalies [--users 100000] [--days 10] [--time-limit 15m]
 #   ./bench.sh anomaly-latency [--rate 20000] [--duration 180s] [--checkpoint-interval 10s]
 #   ./bench.sh recovery [--kills 10] [--rate 5000] [--users 2000] [--cluster-set KEY=VALUE] [--tally-set KEY=VALUE]
+#   ./bench.sh compare [--events 1000000] [--rate 20000] [--duration 120s] [--kills 3]  # every leg, three figures
 #   ./bench.sh jmh          # the per-event JMH benchmarks: decode, validate, state update on RocksDB
 # --help (also after a mode) lists every option. Results: target/bench/ (JSON, Markdown, PNG).
 set -euo pipefail
 cd "$(dirname "$0")"
+# The Spark leg (it-tests/bench-spark) is built only when asked for: `compare`, or a spark leg.
+profiles=()
+case " $* " in
+  *" compare "* | *spark*) profiles=(-Pspark) ;;
+esac
 echo "Building Tally (the first run downloads dependencies)…"
-mvn -B -ntp -q install -DskipTests
+mvn -B -ntp -q install -DskipTests "${profiles[@]}"
 if [ "${1:-}" = "jmh" ]; then
   shift
   exec mvn -B -ntp -q -pl adapters-kafka,runtime-flink -Pjmh test-compile exec:exec

@@ -43,7 +43,8 @@ import picocli.CommandLine.Option;
       Bench.BackpressureMode.class,
       Bench.AnomaliesMode.class,
       Bench.AnomalyLatencyMode.class,
-      Bench.RecoveryMode.class
+      Bench.RecoveryMode.class,
+      Bench.CompareMode.class
     })
 public final class Bench implements Callable<Integer> {
   @Mixin private HelpOption help;
@@ -55,7 +56,8 @@ public final class Bench implements Callable<Integer> {
 
   /** Every leg of the throughput run, in the order they run. Add a leg here. */
   static List<Leg> legs() {
-    return List.of(new CeilingLeg(), new TallyLeg(), SqlLeg.seed(), SqlLeg.sameSemantics());
+    return List.of(
+        new CeilingLeg(), new TallyLeg(), SqlLeg.seed(), SqlLeg.sameSemantics(), new SparkLeg());
   }
 
   @Mixin private BenchOptions options;
@@ -226,100 +228,135 @@ public final class Bench implements Callable<Integer> {
     }
   }
 
-  private static void throughput(BenchOptions o, Path out, Path work) throws Exception {
+  /** Every leg's throughput, freshness and recovery, in one table and one chart. */
+  @Command(
+      name = "compare",
+      description =
+          "Compare: throughput (preloaded), freshness (live) and recovery (kill mid-run) of every"
+              + " leg (spark, sql, sql-same, tally) in one table and chart; --legs is not used.")
+  static final class CompareMode implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
+    @Mixin private BenchOptions options;
+
+    @Option(
+        names = "--kills",
+        paramLabel = "N",
+        defaultValue = "3",
+        description = "compare: kills per leg for the recovery figure (default: ${DEFAULT-VALUE}).")
+    int kills;
+
+    @Override
+    public Integer call() throws Exception {
+      Compare.validate(options, kills);
+      Directories dirs = directories("compare");
+      new Compare(options, kills, dirs.out(), dirs.work()).run();
+      return 0;
+    }
+  }
+
+  /** The throughput run: every leg of {@code o.legs}, its report written to {@code out}. */
+  static List<LegResult> throughput(BenchOptions o, Path out, Path work) throws Exception {
     say("Starting the local stack under " + work);
     try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
       say("Stack up in " + stack.startup().toMillis() + " ms");
-      // The seed's topic name: its SQL script reads this topic and no other.
-      String topic = "financial-transactions";
-      stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
-      long window = 3_600_000L;
-      long span = o.hours * window;
-      // Event time ends two hours in the past, on an hour boundary: no record is ahead of the
-      // broker's clock, and the expected rows count windows aligned as the job aligns them.
-      long first = (System.currentTimeMillis() - span - 2 * window) / window * window;
-      Workload workload = new Workload(o.seed, o.users, o.zipf, o.events, first, span, window);
-      say(
-          String.format(
-              Locale.ROOT,
-              "Preloading %,d events (%,d users, Zipf s=%.2f, seed %d, %d hours of event time)"
-                  + " into %s (%d partitions)…",
-              o.events,
-              o.users,
-              o.zipf,
-              o.seed,
-              o.hours,
-              topic,
-              o.partitions));
-      long started = System.nanoTime();
-      long sent = Preloader.preload(stack.kafka().bootstrapServers(), topic, workload);
-      double seconds = (System.nanoTime() - started) / 1e9;
-      say(
-          String.format(
-              Locale.ROOT,
-              "Preloaded %,d events in %.1f s (%,.0f/s); expecting %,d rows, amount sum %,d",
-              sent,
-              seconds,
-              sent / seconds,
-              workload.expectedRows(),
-              workload.amountSum()));
-      BenchContext context =
-          new BenchContext(
-              stack,
-              work,
-              o.jobJar(),
-              o.flinkLib(),
-              o.benchClasses(),
-              topic,
-              o.partitions,
-              o.parallelism,
-              o.checkpointInterval,
-              sent,
-              workload.amountSum(),
-              workload.expectedRows(),
-              workload.expectedUserRows(),
-              o.jfr,
-              o.tallySettings);
-      List<LegResult> results = new ArrayList<>();
-      for (Leg leg : legs()) {
-        if (!o.legs.contains(leg.name())) {
-          continue;
-        }
-        String unavailable = leg.unavailable(context);
-        LegResult result;
-        if (unavailable != null) {
-          result = LegResult.skipped(leg.name(), unavailable);
-          say("Leg " + leg.name() + ": skipped, " + unavailable);
-        } else {
-          say("Leg " + leg.name() + ": running…");
-          try {
-            result = leg.run(context);
-          } catch (Exception e) {
-            result = LegResult.failed(leg.name(), e.toString());
-          }
-          say(describe(result));
-        }
-        results.add(result);
-      }
-      Map<String, Object> workloadFacts = new LinkedHashMap<>();
-      workloadFacts.put("events", sent);
-      workloadFacts.put("partitions", o.partitions);
-      workloadFacts.put("users", o.users);
-      workloadFacts.put("zipf_exponent", o.zipf);
-      workloadFacts.put("currencies", Workload.CURRENCIES.length);
-      workloadFacts.put("seed", o.seed);
-      workloadFacts.put("event_time_hours", o.hours);
-      workloadFacts.put("expected_rows", workload.expectedRows());
-      workloadFacts.put("parallelism", o.parallelism);
-      workloadFacts.put("checkpoint_interval_seconds", o.checkpointInterval.toSeconds());
-      workloadFacts.put("preload_events_per_second", Math.round(sent / seconds));
-      Report report = new Report(machine(), workloadFacts, results);
-      report.write(out);
-      Files.writeString(work.resolve("throughput.json"), report.json());
-      System.out.println();
-      System.out.println(report.markdown());
-      say("Written " + out.resolve("throughput.json") + ", .md and .png; logs under " + work);
+      return throughput(o, stack, out, work);
     }
+  }
+
+  /** {@link #throughput(BenchOptions, Path, Path)} on a running stack. */
+  static List<LegResult> throughput(BenchOptions o, LocalStack stack, Path out, Path work)
+      throws Exception {
+    // The seed's topic name: its SQL script reads this topic and no other.
+    String topic = "financial-transactions";
+    stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
+    long window = 3_600_000L;
+    long span = o.hours * window;
+    // Event time ends two hours in the past, on an hour boundary: no record is ahead of the
+    // broker's clock, and the expected rows count windows aligned as the job aligns them.
+    long first = (System.currentTimeMillis() - span - 2 * window) / window * window;
+    Workload workload = new Workload(o.seed, o.users, o.zipf, o.events, first, span, window);
+    say(
+        String.format(
+            Locale.ROOT,
+            "Preloading %,d events (%,d users, Zipf s=%.2f, seed %d, %d hours of event time)"
+                + " into %s (%d partitions)…",
+            o.events,
+            o.users,
+            o.zipf,
+            o.seed,
+            o.hours,
+            topic,
+            o.partitions));
+    long started = System.nanoTime();
+    long sent = Preloader.preload(stack.kafka().bootstrapServers(), topic, workload);
+    double seconds = (System.nanoTime() - started) / 1e9;
+    say(
+        String.format(
+            Locale.ROOT,
+            "Preloaded %,d events in %.1f s (%,.0f/s); expecting %,d rows, amount sum %,d",
+            sent,
+            seconds,
+            sent / seconds,
+            workload.expectedRows(),
+            workload.amountSum()));
+    BenchContext context =
+        new BenchContext(
+            stack,
+            work,
+            o.jobJar(),
+            o.flinkLib(),
+            o.benchClasses(),
+            topic,
+            o.partitions,
+            o.parallelism,
+            o.checkpointInterval,
+            sent,
+            workload.amountSum(),
+            workload.expectedRows(),
+            workload.expectedUserRows(),
+            o.jfr,
+            o.tallySettings);
+    List<LegResult> results = new ArrayList<>();
+    for (Leg leg : legs()) {
+      if (!o.legs.contains(leg.name())) {
+        continue;
+      }
+      String unavailable = leg.unavailable(context);
+      LegResult result;
+      if (unavailable != null) {
+        result = LegResult.skipped(leg.name(), unavailable);
+        say("Leg " + leg.name() + ": skipped, " + unavailable);
+      } else {
+        say("Leg " + leg.name() + ": running…");
+        try {
+          result = leg.run(context);
+        } catch (Exception e) {
+          result = LegResult.failed(leg.name(), e.toString());
+        }
+        say(describe(result));
+      }
+      results.add(result);
+    }
+    Map<String, Object> workloadFacts = new LinkedHashMap<>();
+    workloadFacts.put("events", sent);
+    workloadFacts.put("partitions", o.partitions);
+    workloadFacts.put("users", o.users);
+    workloadFacts.put("zipf_exponent", o.zipf);
+    workloadFacts.put("currencies", Workload.CURRENCIES.length);
+    workloadFacts.put("seed", o.seed);
+    workloadFacts.put("event_time_hours", o.hours);
+    workloadFacts.put("expected_rows", workload.expectedRows());
+    workloadFacts.put("parallelism", o.parallelism);
+    workloadFacts.put("checkpoint_interval_seconds", o.checkpointInterval.toSeconds());
+    workloadFacts.put("preload_events_per_second", Math.round(sent / seconds));
+    Report report = new Report(machine(), workloadFacts, results);
+    report.write(out);
+    Files.writeString(work.resolve("throughput.json"), report.json());
+    System.out.println();
+    System.out.println(report.markdown());
+    say("Written " + out.resolve("throughput.json") + ", .md and .png; logs under " + work);
+    return results;
   }
 
   static String describe(LegResult r) {

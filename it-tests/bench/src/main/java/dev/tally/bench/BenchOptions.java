@@ -79,8 +79,9 @@ final class BenchOptions {
       split = ",",
       defaultValue = "ceiling,tally,sql,sql-same",
       description =
-          "throughput: the legs to run, of ceiling, tally, sql, sql-same (default:"
-              + " ${DEFAULT-VALUE}).")
+          "throughput: the legs to run, of ceiling, tally, sql, sql-same, spark (default:"
+              + " ${DEFAULT-VALUE}; spark needs the build's profile spark, which ./bench.sh adds"
+              + " when it is named).")
   List<String> legs;
 
   @Option(

@@ -45,19 +45,48 @@ import org.apache.iceberg.types.Types;
  */
 final class Freshness {
 
-  private static final String TABLE = "tally_freshness";
+  private static final String TALLY_TABLE = "tally_freshness";
+  private static final String SPARK_TABLE = "spark_freshness";
 
   private final BenchOptions o;
   private final Path out;
   private final Path work;
+  private final String leg;
+  private final String table;
 
+  /** Tally's job, as {@code ./bench.sh freshness} measures it. */
   Freshness(BenchOptions options, Path out, Path work) {
+    this(options, out, work, "tally");
+  }
+
+  /**
+   * @param leg {@code tally} (the job jar's {@code TallyMain --local}) or {@code spark} (the Spark
+   *     job, its micro-batch interval the checkpoint interval: each micro-batch commits once, as
+   *     each checkpoint does)
+   */
+  Freshness(BenchOptions options, Path out, Path work, String leg) {
+    if (!leg.equals("tally") && !leg.equals("spark")) {
+      throw new IllegalArgumentException("no live freshness run for leg " + leg);
+    }
     this.o = options;
     this.out = out;
     this.work = work;
+    this.leg = leg;
+    this.table = leg.equals("tally") ? TALLY_TABLE : SPARK_TABLE;
   }
 
-  void run() throws Exception {
+  /**
+   * What one live run measured: the freshness of each measured window (sorted), the windows that
+   * never became readable, and the table's verdict against what was produced.
+   */
+  record Measured(List<Long> samples, int missing, String table) {
+    boolean exact() {
+      return missing == 0 && table.startsWith(LiveExpectation.EXACT);
+    }
+  }
+
+  /** Refuses, before anything starts, a duration that measures no whole window. */
+  static void validate(BenchOptions o) {
     // The first window measured starts at the first boundary after the warm-up and must end the
     // out-of-orderness before traffic stops: a shorter run measures nothing, after minutes.
     Duration shortest = o.warmup.plus(o.window.multipliedBy(2)).plus(o.outOfOrderness);
@@ -70,128 +99,234 @@ final class Freshness {
               + shortest.toMillis()
               + " ms");
     }
+  }
+
+  void run() throws Exception {
+    validate(o);
+    Measured m = measure();
+    List<Long> samples = m.samples();
+    int missing = m.missing();
+    long target = o.outOfOrderness.toMillis() + o.checkpointInterval.toMillis() + 2_000;
+    String summary = summary(samples, missing, target) + " Table: " + m.table();
+    Bench.say(summary);
+    Files.createDirectories(out);
+    Files.writeString(out.resolve("freshness.json"), json(samples, missing, target));
+    Files.writeString(
+        out.resolve("freshness.md"),
+        summary + "\n\nmachine: " + Bench.machine() + "\n",
+        StandardCharsets.UTF_8);
+    Bench.say("Written " + out.resolve("freshness.json") + " and .md; logs under " + work);
+  }
+
+  /** This leg's figure for the compare run. */
+  LatencyFigure figure() throws Exception {
+    validate(o);
+    return figure(measure());
+  }
+
+  private LatencyFigure figure(Measured m) {
+    return LatencyFigure.of(
+        m.samples(),
+        m.exact(),
+        String.format(
+            Locale.ROOT,
+            "%d windows of %d ms at %,d events/s, %d never readable; table %s",
+            m.samples().size(),
+            o.window.toMillis(),
+            o.rate,
+            m.missing(),
+            m.table()));
+  }
+
+  /** One live run of the leg's job on a stack of its own. */
+  Measured measure() throws Exception {
     Bench.say("Starting the local stack under " + work);
     try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
-      String topic = "bench-live";
-      stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
-      Path dir = Files.createDirectories(work.resolve("tally"));
-      Path config =
-          JobRuns.writeConfig(dir, stack, topic, TABLE, o.parallelism, o.checkpointInterval);
-      int webPort = LoopbackPorts.freePort();
-      TallyJobLauncher job =
-          TallyJobLauncher.of(config)
-              .overrides(
-                  List.of(
-                      "aggregation.window-size=" + o.window.toMillis() + "ms",
-                      "watermarks.out-of-orderness=" + o.outOfOrderness.toMillis() + "ms"));
-      Path log = dir.resolve("job.log");
+      return measure(stack);
+    }
+  }
+
+  /** {@link #figure()} on a running stack, on a topic and table of this leg's own. */
+  LatencyFigure figure(LocalStack stack) throws Exception {
+    validate(o);
+    return figure(measure(stack));
+  }
+
+  /** One live run of the leg's job on {@code stack}, on a topic and table of this leg's own. */
+  Measured measure(LocalStack stack) throws Exception {
+    String topic = "bench-live-" + leg;
+    stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
+    Path dir = Files.createDirectories(work.resolve(leg));
+    Path log = dir.resolve("job.log");
+    MeasuredProcess process = start(stack, topic, dir, log);
+    try {
+      Bench.say(
+          String.format(
+              Locale.ROOT,
+              "Job %s running; producing %,d events/s for %d s (windows of %d ms, checkpoints"
+                  + " every %d s, out-of-orderness %d ms)…",
+              leg,
+              o.rate,
+              o.duration.toSeconds(),
+              o.window.toMillis(),
+              o.checkpointInterval.toSeconds(),
+              o.outOfOrderness.toMillis()));
+      LiveExpectation expected = new LiveExpectation(o.window.toMillis());
+      LiveTraffic traffic =
+          new LiveTraffic(
+              stack.kafka().bootstrapServers(),
+              topic,
+              o.rate,
+              o.seed,
+              o.users,
+              o.zipf,
+              expected::add);
+      Thread producer = new Thread(traffic, "live-traffic");
+      long producing = System.currentTimeMillis();
+      producer.start();
+      RESTCatalog catalog = new RESTCatalog();
+      catalog.initialize("bench", stack.catalog().clientProperties());
+      TreeMap<Long, Long> readableAt = new TreeMap<>();
+      Set<Long> seenSnapshots = new HashSet<>();
+      long stopProducing = producing + o.duration.toMillis();
+      long settle =
+          o.checkpointInterval.toMillis()
+              + o.outOfOrderness.toMillis()
+              + o.window.toMillis()
+              + 10_000;
+      long lastReport = 0;
+      while (System.currentTimeMillis() < stopProducing + settle && process.isAlive()) {
+        if (System.currentTimeMillis() >= stopProducing) {
+          traffic.stop();
+        }
+        follow(catalog, seenSnapshots, readableAt);
+        if (System.currentTimeMillis() - lastReport >= 10_000) {
+          lastReport = System.currentTimeMillis();
+          Bench.say(
+              String.format(
+                  Locale.ROOT,
+                  "produced %,d; %d commits; %d windows readable",
+                  traffic.produced(),
+                  seenSnapshots.size(),
+                  readableAt.size()));
+        }
+        Thread.sleep(500);
+      }
+      traffic.stop();
+      producer.join();
+      follow(catalog, seenSnapshots, readableAt);
+      // Windows wholly inside the measured span: after the warm-up and after the job's first
+      // commit (its start-up, however long, is no window's freshness: the same for every leg), and
+      // ending at least the out-of-orderness before traffic stopped. Event time is the wall clock
+      // at sending, so a window ending later never sees the watermark pass its end: no event that
+      // late is ever sent.
+      long w = o.window.toMillis();
+      long firstCommit = firstCommit(catalog);
+      long from =
+          Math.max(
+              producing + o.warmup.toMillis(),
+              firstCommit == Long.MAX_VALUE ? Long.MIN_VALUE : firstCommit);
+      long firstStart = from / w * w + w;
+      long lastEnd = stopProducing - o.outOfOrderness.toMillis();
+      String verdict =
+          expected.verdict(
+              IcebergStats.rows(catalog, BenchContext.NAMESPACE, table),
+              lastEnd / w * w,
+              lastEnd / w * w);
+      catalog.close();
+      boolean died = !process.isAlive();
+      JobRuns.endLiveJob(process, dir);
+      if (died) {
+        throw new IllegalStateException("the job died; see " + log);
+      }
+      if (traffic.failure() != null) {
+        throw new IllegalStateException("producing failed", traffic.failure());
+      }
+      List<Long> samples = new ArrayList<>();
+      int missing = 0;
+      for (long start = firstStart; start + w <= lastEnd; start += w) {
+        Long at = readableAt.get(start);
+        if (at == null) {
+          missing++;
+        } else {
+          samples.add(at - (start + w));
+        }
+      }
+      samples.sort(null);
+      return new Measured(samples, missing, verdict);
+    } finally {
+      // On every way out: a leg that throws must not leave its job running or its files.
+      JobRuns.endLiveJob(process, dir);
+    }
+  }
+
+  /** Starts the leg's live job and waits until it runs. */
+  private MeasuredProcess start(LocalStack stack, String topic, Path dir, Path log)
+      throws Exception {
+    if (leg.equals("spark")) {
       MeasuredProcess process =
           MeasuredProcess.start(
-              JobRuns.locally(
-                      job,
-                      o.jobJar(),
-                      o.flinkLib(),
-                      webPort,
-                      dir,
-                      stack.objectStore().awsClientEnvironment())
-                  .process(log));
-      try {
-        JobRuns.awaitJobId(FlinkRestClient.onLoopback(webPort), process, log);
-        Bench.say(
-            String.format(
-                Locale.ROOT,
-                "Job running; producing %,d events/s for %d s (windows of %d ms, checkpoints every"
-                    + " %d s, out-of-orderness %d ms)…",
-                o.rate,
-                o.duration.toSeconds(),
-                o.window.toMillis(),
-                o.checkpointInterval.toSeconds(),
-                o.outOfOrderness.toMillis()));
-        LiveTraffic traffic =
-            new LiveTraffic(
-                stack.kafka().bootstrapServers(), topic, o.rate, o.seed, o.users, o.zipf);
-        Thread producer = new Thread(traffic, "live-traffic");
-        long producing = System.currentTimeMillis();
-        producer.start();
-        RESTCatalog catalog = new RESTCatalog();
-        catalog.initialize("bench", stack.catalog().clientProperties());
-        TreeMap<Long, Long> readableAt = new TreeMap<>();
-        Set<Long> seenSnapshots = new HashSet<>();
-        long stopProducing = producing + o.duration.toMillis();
-        long settle =
-            o.checkpointInterval.toMillis()
-                + o.outOfOrderness.toMillis()
-                + o.window.toMillis()
-                + 10_000;
-        long lastReport = 0;
-        while (System.currentTimeMillis() < stopProducing + settle && process.isAlive()) {
-          if (System.currentTimeMillis() >= stopProducing) {
-            traffic.stop();
-          }
-          follow(catalog, seenSnapshots, readableAt);
-          if (System.currentTimeMillis() - lastReport >= 10_000) {
-            lastReport = System.currentTimeMillis();
-            Bench.say(
-                String.format(
-                    Locale.ROOT,
-                    "produced %,d; %d commits; %d windows readable",
-                    traffic.produced(),
-                    seenSnapshots.size(),
-                    readableAt.size()));
-          }
-          Thread.sleep(500);
-        }
-        traffic.stop();
-        producer.join();
-        follow(catalog, seenSnapshots, readableAt);
-        catalog.close();
-        boolean died = !process.isAlive();
-        JobRuns.endLiveJob(process, dir);
-        if (died) {
-          throw new IllegalStateException("the job died; see " + dir.resolve("job.log"));
-        }
-        if (traffic.failure() != null) {
-          throw new IllegalStateException("producing failed", traffic.failure());
-        }
+              SparkJob.process(
+                  stack,
+                  dir,
+                  o.parallelism,
+                  List.of(
+                      "--topics",
+                      topic,
+                      "--table",
+                      table,
+                      "--window",
+                      SparkJob.interval(o.window),
+                      "--watermark",
+                      SparkJob.interval(o.outOfOrderness),
+                      "--trigger",
+                      SparkJob.interval(o.checkpointInterval)),
+                  log));
+      SparkJob.awaitStarted(process, log, Long.MIN_VALUE);
+      return process;
+    }
+    Path config =
+        JobRuns.writeConfig(dir, stack, topic, table, o.parallelism, o.checkpointInterval);
+    int webPort = LoopbackPorts.freePort();
+    TallyJobLauncher job =
+        TallyJobLauncher.of(config)
+            .overrides(
+                List.of(
+                    "aggregation.window-size=" + o.window.toMillis() + "ms",
+                    "watermarks.out-of-orderness=" + o.outOfOrderness.toMillis() + "ms"));
+    MeasuredProcess process =
+        MeasuredProcess.start(
+            JobRuns.locally(
+                    job,
+                    o.jobJar(),
+                    o.flinkLib(),
+                    webPort,
+                    dir,
+                    stack.objectStore().awsClientEnvironment())
+                .process(log));
+    JobRuns.awaitJobId(FlinkRestClient.onLoopback(webPort), process, log);
+    return process;
+  }
 
-        // Windows wholly inside the measured span: after the warm-up, and ending at least the
-        // out-of-orderness before traffic stopped. Event time is the wall clock at sending, so a
-        // window ending later never sees the watermark pass its end: no event that late is ever
-        // sent.
-        long w = o.window.toMillis();
-        long firstStart = (producing + o.warmup.toMillis()) / w * w + w;
-        long lastEnd = stopProducing - o.outOfOrderness.toMillis();
-        List<Long> samples = new ArrayList<>();
-        int missing = 0;
-        for (long start = firstStart; start + w <= lastEnd; start += w) {
-          Long at = readableAt.get(start);
-          if (at == null) {
-            missing++;
-          } else {
-            samples.add(at - (start + w));
-          }
-        }
-        samples.sort(null);
-        long target = o.outOfOrderness.toMillis() + o.checkpointInterval.toMillis() + 2_000;
-        String summary = summary(samples, missing, target);
-        Bench.say(summary);
-        Files.createDirectories(out);
-        Files.writeString(out.resolve("freshness.json"), json(samples, missing, target));
-        Files.writeString(
-            out.resolve("freshness.md"),
-            summary + "\n\nmachine: " + Bench.machine() + "\n",
-            StandardCharsets.UTF_8);
-        Bench.say("Written " + out.resolve("freshness.json") + " and .md; logs under " + work);
-      } finally {
-        // On every way out: a leg that throws must not leave its job running or its files.
-        JobRuns.endLiveJob(process, dir);
+  /** The commit time of the table's first snapshot that added rows; {@code MAX_VALUE} if none. */
+  private long firstCommit(RESTCatalog catalog) {
+    TableIdentifier id = TableIdentifier.of(BenchContext.NAMESPACE, table);
+    if (!catalog.tableExists(id)) {
+      return Long.MAX_VALUE;
+    }
+    long first = Long.MAX_VALUE;
+    for (Snapshot snapshot : catalog.loadTable(id).snapshots()) {
+      if (!DataOperations.REPLACE.equals(snapshot.operation())
+          && Long.parseLong(snapshot.summary().getOrDefault("added-records", "0")) > 0) {
+        first = Math.min(first, snapshot.timestampMillis());
       }
     }
+    return first;
   }
 
   /** Records, for each snapshot not seen yet, the windows whose rows its added data files hold. */
   private void follow(RESTCatalog catalog, Set<Long> seen, TreeMap<Long, Long> readableAt) {
-    TableIdentifier id = TableIdentifier.of(BenchContext.NAMESPACE, TABLE);
+    TableIdentifier id = TableIdentifier.of(BenchContext.NAMESPACE, table);
     if (!catalog.tableExists(id)) {
       return;
     }

@@ -72,6 +72,12 @@ final class MeasuredProcess {
     return process.exitValue();
   }
 
+  /** Kills the process at once (SIGKILL, as {@code kill -9}) and waits for it. */
+  int kill(Duration timeout) throws InterruptedException {
+    process.destroyForcibly();
+    return await(timeout);
+  }
+
   /** Asks the process to stop (SIGTERM) and waits for it. */
   int stop(Duration timeout) throws InterruptedException {
     process.destroy();

@@ -46,7 +46,7 @@ final class Recovery {
   private static final String TABLE = "tally_recovery";
   private static final Duration POLL = Duration.ofMillis(50);
   private static final Duration ROUND_TIMEOUT = Duration.ofMinutes(2);
-  private static final String EXACT = "exact:";
+  private static final String EXACT = LiveExpectation.EXACT;
   private static final Duration RESET_BACKOFF = Duration.ofSeconds(20);
 
   /**
@@ -61,7 +61,7 @@ final class Recovery {
   private final Map<String, String> clusterSettings;
   private final Path out;
   private final Path work;
-  private final Expectation expected;
+  private final LiveExpectation expected;
 
   Recovery(
       BenchOptions options, int kills, Map<String, String> clusterSettings, Path out, Path work) {
@@ -70,7 +70,7 @@ final class Recovery {
     this.clusterSettings = Map.copyOf(clusterSettings);
     this.out = out;
     this.work = work;
-    this.expected = new Expectation(options.window.toMillis());
+    this.expected = new LiveExpectation(options.window.toMillis());
   }
 
   /**
@@ -130,37 +130,54 @@ final class Recovery {
     }
   }
 
+  /** Measures and reports; throws when a round or the final table is not exact. */
   void run() throws Exception {
-    Bench.say("Starting the local stack under " + work);
-    try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
-      String topic = "bench-recovery";
-      stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
-      Map<String, String> settings = new LinkedHashMap<>(MEASUREMENT);
-      settings.putAll(clusterSettings);
-      int slots = 2;
-      // Enough TaskManagers for the job, and one more: standalone has no resource manager to
-      // start one on demand, so the spare must already run when a TaskManager is lost.
-      int taskManagers = (o.parallelism + slots - 1) / slots + 1;
-      Bench.say(
-          "Starting a Flink cluster: 1 JobManager, "
-              + taskManagers
-              + " TaskManagers of "
-              + slots
-              + " slots; settings "
-              + settings);
-      try (FlinkCluster cluster =
-          FlinkCluster.start(
-              work.resolve("flink"),
-              taskManagers,
-              slots,
-              stack.objectStore().awsClientEnvironment(),
-              settings)) {
-        run(stack, cluster, topic);
-      }
+    LatencyFigure figure = figure();
+    if (!figure.status().equals("ok")) {
+      throw new IllegalStateException("the table is not exact: " + figure.note());
     }
   }
 
-  private void run(LocalStack stack, FlinkCluster cluster, String topic) throws Exception {
+  /**
+   * Measures and reports ({@code recovery.{json,md}}); the figure is loss to processing again over
+   * the kills, {@code wrong} when a round or the final table is not exact.
+   */
+  LatencyFigure figure() throws Exception {
+    Bench.say("Starting the local stack under " + work);
+    try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
+      return figure(stack);
+    }
+  }
+
+  /** {@link #figure()} on a running stack, with a Flink cluster of its own. */
+  LatencyFigure figure(LocalStack stack) throws Exception {
+    String topic = "bench-recovery";
+    stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
+    Map<String, String> settings = new LinkedHashMap<>(MEASUREMENT);
+    settings.putAll(clusterSettings);
+    int slots = 2;
+    // Enough TaskManagers for the job, and one more: standalone has no resource manager to
+    // start one on demand, so the spare must already run when a TaskManager is lost.
+    int taskManagers = (o.parallelism + slots - 1) / slots + 1;
+    Bench.say(
+        "Starting a Flink cluster: 1 JobManager, "
+            + taskManagers
+            + " TaskManagers of "
+            + slots
+            + " slots; settings "
+            + settings);
+    try (FlinkCluster cluster =
+        FlinkCluster.start(
+            work.resolve("flink"),
+            taskManagers,
+            slots,
+            stack.objectStore().awsClientEnvironment(),
+            settings)) {
+      return run(stack, cluster, topic);
+    }
+  }
+
+  private LatencyFigure run(LocalStack stack, FlinkCluster cluster, String topic) throws Exception {
     Path dir = Files.createDirectories(work.resolve("tally"));
     Path config =
         JobRuns.writeConfig(dir, stack, topic, TABLE, o.parallelism, o.checkpointInterval);
@@ -229,7 +246,7 @@ final class Recovery {
         Bench.say("cancel failed: " + e.getMessage());
       }
     }
-    report(rounds, finalTable, traffic.produced());
+    return report(rounds, finalTable, traffic.produced());
   }
 
   private Round round(
@@ -356,42 +373,7 @@ final class Recovery {
     if (table.watermark() == Long.MIN_VALUE) {
       return "no commit yet";
     }
-    Map<String, long[]> closed = expected.windowsEndingBy(table.watermark());
-    long wrong = 0;
-    long missing = 0;
-    long unexpected = 0;
-    for (Map.Entry<String, long[]> row : table.rows().entrySet()) {
-      long[] want = closed.get(row.getKey());
-      if (want == null) {
-        if (!expected.has(row.getKey())) {
-          unexpected++;
-        }
-      } else if (want[0] != row.getValue()[0] || want[1] != row.getValue()[1]) {
-        wrong++;
-      }
-    }
-    for (String key : closed.keySet()) {
-      if (!table.rows().containsKey(key)) {
-        missing++;
-      }
-    }
-    boolean covers = table.watermark() >= atLeast;
-    boolean exact = wrong + missing + unexpected + table.duplicateKeys() == 0;
-    return String.format(
-        Locale.ROOT,
-        "%s: %,d final rows compared (windows ending by %s)%s",
-        exact ? (covers ? "exact" : "not yet final") : "WRONG",
-        closed.size(),
-        Instant.ofEpochMilli(table.watermark()),
-        exact
-            ? ""
-            : String.format(
-                Locale.ROOT,
-                "; %d rows differ, %d missing, %d unknown keys, %d duplicate keys",
-                wrong,
-                missing,
-                unexpected,
-                table.duplicateKeys()));
+    return expected.verdict(table, table.watermark(), atLeast);
   }
 
   private static void failIfTrafficFailed(LiveTraffic traffic) {
@@ -434,7 +416,8 @@ final class Recovery {
         r.table());
   }
 
-  private void report(List<Round> rounds, String finalTable, long produced) throws Exception {
+  private LatencyFigure report(List<Round> rounds, String finalTable, long produced)
+      throws Exception {
     String summary =
         String.format(
             Locale.ROOT,
@@ -491,10 +474,17 @@ final class Recovery {
         out.resolve("recovery.json"), json(rounds, finalTable), StandardCharsets.UTF_8);
     Files.writeString(work.resolve("recovery.md"), md, StandardCharsets.UTF_8);
     Bench.say("Written " + out.resolve("recovery.json") + " and .md; logs under " + work);
-    if (!finalTable.startsWith(EXACT)
-        || rounds.stream().anyMatch(r -> !r.table().startsWith(EXACT))) {
-      throw new IllegalStateException("the table is not exact: " + finalTable);
-    }
+    boolean exact =
+        finalTable.startsWith(EXACT) && rounds.stream().allMatch(r -> r.table().startsWith(EXACT));
+    return LatencyFigure.of(
+        sorted(rounds, Round::lossToProcessing).stream().filter(v -> v >= 0).toList(),
+        exact && rounds.stream().allMatch(r -> r.lossToProcessing() >= 0),
+        String.format(
+            Locale.ROOT,
+            "TaskManager kill -9 → every aggregator subtask processing again, %d kills; final"
+                + " table %s",
+            rounds.size(),
+            finalTable));
   }
 
   private static boolean met(List<Round> rounds) {
@@ -558,43 +548,5 @@ final class Recovery {
 
   private static String escape(String text) {
     return text.replace("\\", "\\\\").replace("\"", "\\\"");
-  }
-
-  /**
-   * The exact totals of every (user, currency, window) the traffic produced, kept as it produces:
-   * every event is valid and unique, so each must be counted once.
-   */
-  private static final class Expectation {
-    private final long windowMillis;
-    // {total_spent_cents, transaction_count, window end} by IcebergStats.Rows.key
-    private final Map<String, long[]> rows = new HashMap<>();
-
-    Expectation(long windowMillis) {
-      this.windowMillis = windowMillis;
-    }
-
-    synchronized void add(Workload.Event event) {
-      long start = Math.floorDiv(event.eventTimeMillis(), windowMillis) * windowMillis;
-      String key = IcebergStats.Rows.key("user-" + event.user(), event.currency(), start);
-      long[] totals = rows.computeIfAbsent(key, k -> new long[] {0, 0, start + windowMillis});
-      totals[0] += event.amountCents();
-      totals[1]++;
-    }
-
-    synchronized boolean has(String key) {
-      return rows.containsKey(key);
-    }
-
-    /** A copy of the rows of every window ending at or before {@code watermark}. */
-    synchronized Map<String, long[]> windowsEndingBy(long watermark) {
-      Map<String, long[]> closed = new HashMap<>();
-      rows.forEach(
-          (key, totals) -> {
-            if (totals[2] <= watermark) {
-              closed.put(key, totals.clone());
-            }
-          });
-      return closed;
-    }
   }
 }

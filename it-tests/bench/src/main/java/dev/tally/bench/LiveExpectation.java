@@ -1,0 +1,93 @@
+package dev.tally.bench;
+
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The exact totals of every (user, currency, window) live traffic produced, kept as it produces
+ * (pass {@link #add} to {@link LiveTraffic}): every event is valid and unique, so each must be
+ * counted once. Compares a table with them key by key.
+ */
+final class LiveExpectation {
+
+  /** How a verdict of a table that agrees begins. */
+  static final String EXACT = "exact:";
+
+  private final long windowMillis;
+  // {total_spent_cents, transaction_count, window end} by IcebergStats.Rows.key
+  private final Map<String, long[]> rows = new HashMap<>();
+
+  LiveExpectation(long windowMillis) {
+    this.windowMillis = windowMillis;
+  }
+
+  synchronized void add(Workload.Event event) {
+    long start = Math.floorDiv(event.eventTimeMillis(), windowMillis) * windowMillis;
+    String key = IcebergStats.Rows.key("user-" + event.user(), event.currency(), start);
+    long[] totals = rows.computeIfAbsent(key, k -> new long[] {0, 0, start + windowMillis});
+    totals[0] += event.amountCents();
+    totals[1]++;
+  }
+
+  synchronized boolean has(String key) {
+    return rows.containsKey(key);
+  }
+
+  /** A copy of the rows of every window ending at or before {@code watermark}. */
+  synchronized Map<String, long[]> windowsEndingBy(long watermark) {
+    Map<String, long[]> closed = new HashMap<>();
+    rows.forEach(
+        (key, totals) -> {
+          if (totals[2] <= watermark) {
+            closed.put(key, totals.clone());
+          }
+        });
+    return closed;
+  }
+
+  /**
+   * {@code table} compared key by key with the expectation over the windows ending by {@code
+   * finalBy} (those must all be there, exact); rows of later windows are not compared, rows of no
+   * produced key are. "exact: ..." when they agree and {@code finalBy} reaches {@code atLeast}.
+   */
+  String verdict(IcebergStats.Rows table, long finalBy, long atLeast) {
+    Map<String, long[]> closed = windowsEndingBy(finalBy);
+    long wrong = 0;
+    long missing = 0;
+    long unexpected = 0;
+    for (Map.Entry<String, long[]> row : table.rows().entrySet()) {
+      long[] want = closed.get(row.getKey());
+      if (want == null) {
+        if (!has(row.getKey())) {
+          unexpected++;
+        }
+      } else if (want[0] != row.getValue()[0] || want[1] != row.getValue()[1]) {
+        wrong++;
+      }
+    }
+    for (String key : closed.keySet()) {
+      if (!table.rows().containsKey(key)) {
+        missing++;
+      }
+    }
+    boolean covers = finalBy >= atLeast;
+    boolean exact = wrong + missing + unexpected + table.duplicateKeys() == 0;
+    return String.format(
+        Locale.ROOT,
+        "%s %,d final rows compared (windows ending by %s)%s",
+        exact ? (covers ? EXACT : "not yet final:") : "WRONG:",
+        closed.size(),
+        Instant.ofEpochMilli(finalBy),
+        exact
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                "; %d rows differ, %d missing, %d unknown keys, %d duplicate keys",
+                wrong,
+                missing,
+                unexpected,
+                table.duplicateKeys()));
+  }
+}
