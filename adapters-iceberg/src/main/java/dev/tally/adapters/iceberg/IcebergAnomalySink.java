@@ -44,7 +44,7 @@ final class IcebergAnomalySink implements AnomalySink {
             .equalityFieldColumns(AnomalyTable.IDENTIFIER_FIELDS)
             .distributionMode(WriteDistribution.NONE.icebergMode())
             .uidSuffix(UID_SUFFIX);
-    rows.sinkTo(TallyIcebergSink.wrap(builder, null, IcebergCatalogs.tableLoader(options)))
+    rows.sinkTo(TallyIcebergSink.wrap(builder, null, IcebergCatalogs.tableLoader(options), null))
         .uid(UID_SUFFIX)
         .name(UID_SUFFIX);
   }

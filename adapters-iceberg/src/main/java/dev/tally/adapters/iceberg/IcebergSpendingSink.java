@@ -3,11 +3,13 @@ package dev.tally.adapters.iceberg;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.ports.out.SpendingSink;
 import java.time.Instant;
+import java.util.List;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.slf4j.Logger;
@@ -65,7 +67,11 @@ final class IcebergSpendingSink implements SpendingSink {
     // gives, so state and metrics line up.
     PartitionChannel channel =
         options.distribution() == WriteDistribution.HASH ? PartitionChannel.forTable(table) : null;
-    rows.sinkTo(TallyIcebergSink.wrap(builder, channel, IcebergCatalogs.tableLoader(options)))
+    // Tally's delta writer where it applies (format version 2); Iceberg's own on a newer table.
+    List<String> deltaKey =
+        TableUtil.formatVersion(table) == 2 ? SpendingTable.IDENTIFIER_FIELDS : null;
+    rows.sinkTo(
+            TallyIcebergSink.wrap(builder, channel, IcebergCatalogs.tableLoader(options), deltaKey))
         .uid(options.uidSuffix())
         .name(options.uidSuffix())
         .setParallelism(

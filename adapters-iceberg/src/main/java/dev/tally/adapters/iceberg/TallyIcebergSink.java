@@ -42,9 +42,12 @@ import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.IcebergSink;
 
 /**
- * Iceberg's {@link IcebergSink} with three changes to its topology; writer, pre-commit aggregator,
- * committer and their serializers are Iceberg's own, called as they are, so the files written, the
- * commits and the operators' uids are what {@code IcebergSink} makes.
+ * Iceberg's {@link IcebergSink} with three changes to its topology and, for a keyed table of format
+ * version 2, its own writer; pre-commit aggregator, committer and their serializers are Iceberg's
+ * own, called as they are, so the commits and the operators' uids are what {@code IcebergSink}
+ * makes. The writer of a keyed table is {@link DeltaSinkWriter}: the files Iceberg's writer would
+ * write, without the empty equality-delete file Iceberg's opens, uploads and deletes again per
+ * partition and checkpoint ({@link EqualityDeltaWriter}).
  *
  * <ol>
  *   <li>With a {@link PartitionChannel}, the shuffle in front of the writers keys rows by their
@@ -105,16 +108,24 @@ final class TallyIcebergSink<C, W>
   private final PartitionChannel channel;
   private final TableLoader tableLoader;
 
+  /** The columns keying a row for {@link DeltaSinkWriter}, or {@code null} for Iceberg's writer. */
+  private final List<String> deltaKey;
+
   /**
    * The map Iceberg's committer sets on every commit. The same object as the {@code IcebergSink}'s
    * field, also after Flink has serialized the sink: Java serialization keeps shared references.
    */
   private final Map<String, String> snapshotProperties;
 
-  private TallyIcebergSink(IcebergSink iceberg, PartitionChannel channel, TableLoader tableLoader) {
+  private TallyIcebergSink(
+      IcebergSink iceberg,
+      PartitionChannel channel,
+      TableLoader tableLoader,
+      List<String> deltaKey) {
     this.iceberg = iceberg;
     this.channel = channel;
     this.tableLoader = tableLoader;
+    this.deltaKey = deltaKey == null ? null : List.copyOf(deltaKey);
     this.snapshotProperties = snapshotProperties(iceberg);
   }
 
@@ -124,10 +135,15 @@ final class TallyIcebergSink<C, W>
    * @param builder a configured {@code IcebergSink} builder; its {@code append()} is not called
    * @param channel how rows are keyed to writers, or {@code null} for Iceberg's own distribution
    * @param tableLoader the sink's table, which the anchor checks a start against
+   * @param deltaKey the builder's equality columns when the table is of format version 2 and its
+   *     rows are written by {@link DeltaSinkWriter}, or {@code null} for Iceberg's own writer
    */
   static TallyIcebergSink<?, ?> wrap(
-      IcebergSink.Builder builder, PartitionChannel channel, TableLoader tableLoader) {
-    return new TallyIcebergSink<>(build(builder), channel, tableLoader);
+      IcebergSink.Builder builder,
+      PartitionChannel channel,
+      TableLoader tableLoader,
+      List<String> deltaKey) {
+    return new TallyIcebergSink<>(build(builder), channel, tableLoader, deltaKey);
   }
 
   private static IcebergSink build(IcebergSink.Builder builder) {
@@ -182,8 +198,13 @@ final class TallyIcebergSink<C, W>
   }
 
   @Override
+  @SuppressWarnings("unchecked")
   public SinkWriter<RowData> createWriter(WriterInitContext context) throws IOException {
-    return iceberg.createWriter(context);
+    if (deltaKey == null) {
+      return iceberg.createWriter(context);
+    }
+    // W is Iceberg's WriteResult: the aggregator and its serializer are Iceberg's own.
+    return new DeltaSinkWriter(tableLoader.clone(), deltaKey, context);
   }
 
   @Override

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -22,14 +23,41 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class LocalCatalog implements BeforeEachCallback, AfterEachCallback {
 
+  private final String fileIo;
   private Path warehouse;
   private HadoopCatalog catalog;
+
+  /** Tables with Hadoop's file IO. */
+  LocalCatalog() {
+    this(null);
+  }
+
+  private LocalCatalog(String fileIo) {
+    this.fileIo = fileIo;
+  }
+
+  /** Tables whose file IO counts the files created and deleted ({@link CountingFileIO}). */
+  static LocalCatalog counting() {
+    return new LocalCatalog(CountingFileIO.class.getName());
+  }
 
   @Override
   public void beforeEach(ExtensionContext context) throws IOException {
     warehouse = Files.createTempDirectory("tally-iceberg-test");
-    catalog =
-        new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toString());
+    if (fileIo == null) {
+      catalog =
+          new HadoopCatalog(new org.apache.hadoop.conf.Configuration(false), warehouse.toString());
+    } else {
+      catalog = new HadoopCatalog();
+      catalog.setConf(new org.apache.hadoop.conf.Configuration(false));
+      catalog.initialize(
+          "local",
+          Map.of(
+              CatalogProperties.WAREHOUSE_LOCATION,
+              warehouse.toString(),
+              CatalogProperties.FILE_IO_IMPL,
+              fileIo));
+    }
   }
 
   @Override
@@ -49,12 +77,24 @@ final class LocalCatalog implements BeforeEachCallback, AfterEachCallback {
 
   /** A new table {@code ns.t}. */
   Table createTable(Schema schema, PartitionSpec spec, Map<String, String> properties) {
-    return catalog.createTable(TableIdentifier.of("ns", "t"), schema, spec, properties);
+    return createTable("t", schema, spec, properties);
+  }
+
+  /** A new table {@code ns.<name>}. */
+  Table createTable(
+      String name, Schema schema, PartitionSpec spec, Map<String, String> properties) {
+    return catalog.createTable(TableIdentifier.of("ns", name), schema, spec, properties);
   }
 
   /** A new table with the layout the sink gives new tables: schema, spec, properties. */
   Table createSpendingTable(int userIdBuckets) {
+    return createSpendingTable("t", userIdBuckets);
+  }
+
+  /** As {@link #createSpendingTable(int)}, named {@code ns.<name>}. */
+  Table createSpendingTable(String name, int userIdBuckets) {
     return createTable(
+        name,
         SpendingTable.SCHEMA,
         SpendingTable.partitionSpec(SpendingTable.SCHEMA, userIdBuckets),
         SpendingTable.tableProperties(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT));

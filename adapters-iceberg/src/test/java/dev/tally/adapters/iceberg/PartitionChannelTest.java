@@ -133,7 +133,8 @@ class PartitionChannelTest {
             .equalityFieldColumns(SpendingTable.IDENTIFIER_FIELDS);
 
     TallyIcebergSink<?, ?> sink =
-        TallyIcebergSink.wrap(builder, channel(), TableLoader.fromHadoopTable(table.location()));
+        TallyIcebergSink.wrap(
+            builder, channel(), TableLoader.fromHadoopTable(table.location()), null);
 
     assertThat(sink.getCommittableSerializer()).isNotNull();
     assertThat(sink.getWriteResultSerializer()).isNotNull();

@@ -1,0 +1,139 @@
+package dev.tally.adapters.iceberg;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.FlinkWriteConf;
+import org.apache.iceberg.flink.TableLoader;
+import org.apache.iceberg.flink.sink.FlinkFileWriterFactory;
+import org.apache.iceberg.flink.sink.IcebergStreamWriterMetrics;
+import org.apache.iceberg.flink.sink.SinkUtil;
+import org.apache.iceberg.io.FileWriterFactory;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.io.TaskWriter;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.types.Types;
+
+/**
+ * The sink writer of {@link TallyIcebergSink} for a keyed table: what Iceberg's own sink writer
+ * does (one {@link WriteResult} per checkpoint, Iceberg's writer metrics), with {@link
+ * EqualityDeltaWriter} in place of Iceberg's delta writer. The files are configured as Iceberg's
+ * sink configures them for a builder without write options: format, target size and write
+ * properties from the table.
+ */
+final class DeltaSinkWriter implements CommittingSinkWriter<RowData, WriteResult> {
+
+  private final TableLoader loader;
+  private final Supplier<TaskWriter<RowData>> writers;
+  private final IcebergStreamWriterMetrics metrics;
+  private TaskWriter<RowData> writer;
+
+  /**
+   * @param loader the table's loader, not yet opened; closed with this writer
+   * @param equalityColumns the columns that key a row
+   */
+  DeltaSinkWriter(TableLoader loader, List<String> equalityColumns, WriterInitContext context) {
+    this.loader = loader;
+    loader.open();
+    Table table = loader.loadTable();
+    this.writers =
+        writers(
+            table,
+            equalityColumns,
+            context.getTaskInfo().getIndexOfThisSubtask(),
+            context.getTaskInfo().getAttemptNumber());
+    this.metrics = new IcebergStreamWriterMetrics(context.metricGroup(), table.name());
+    this.writer = writers.get();
+  }
+
+  /**
+   * A new {@link EqualityDeltaWriter} per call, for one checkpoint of one writer subtask, its files
+   * configured as Iceberg's sink configures them without write options.
+   */
+  static Supplier<TaskWriter<RowData>> writers(
+      Table table, List<String> equalityColumns, int subtask, int attempt) {
+    FlinkWriteConf conf = new FlinkWriteConf(table, Map.of(), new Configuration());
+    FileFormat format = conf.dataFileFormat();
+    Schema schema = table.schema();
+    RowType rowType = FlinkSchemaUtil.convert(schema);
+    Set<Integer> equalityFieldIds =
+        equalityColumns.stream()
+            .map(schema::findField)
+            .map(Types.NestedField::fieldId)
+            .collect(Collectors.toUnmodifiableSet());
+    FileWriterFactory<RowData> files =
+        new FlinkFileWriterFactory.Builder(table)
+            .dataFileFormat(format)
+            .dataSchema(schema)
+            .dataFlinkType(rowType)
+            .deleteFileFormat(format)
+            .equalityFieldIds(equalityFieldIds.stream().mapToInt(Integer::intValue).toArray())
+            // Upsert off: an equality delete carries the whole row, as Iceberg's writer writes it.
+            .equalityDeleteRowSchema(schema)
+            .writerProperties(SinkUtil.writeProperties(format, conf, table))
+            .build();
+    OutputFileFactory fileFactory =
+        OutputFileFactory.builderFor(table, subtask, attempt)
+            .format(format)
+            .ioSupplier(table::io)
+            .defaultSpec(table.spec())
+            .build();
+    long targetFileSize = conf.targetDataFileSize();
+    return () ->
+        new EqualityDeltaWriter(
+            table.spec(),
+            schema,
+            rowType,
+            equalityFieldIds,
+            files,
+            fileFactory,
+            table.io(),
+            targetFileSize);
+  }
+
+  @Override
+  public void write(RowData element, Context context) throws IOException {
+    writer.write(element);
+  }
+
+  @Override
+  public void flush(boolean endOfInput) {
+    // The files are closed by prepareCommit, at the checkpoint or the end of input.
+  }
+
+  @Override
+  public Collection<WriteResult> prepareCommit() throws IOException {
+    long started = System.nanoTime();
+    WriteResult result = writer.complete();
+    writer = writers.get();
+    metrics.updateFlushResult(result);
+    metrics.flushDuration(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    List<WriteResult> results = new ArrayList<>(1);
+    results.add(result);
+    return results;
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      writer.close();
+    } finally {
+      loader.close();
+    }
+  }
+}

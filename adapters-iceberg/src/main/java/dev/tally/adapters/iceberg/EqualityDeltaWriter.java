@@ -1,0 +1,220 @@
+package dev.tally.adapters.iceberg;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.deletes.DeleteGranularity;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.SortingPositionOnlyDeleteWriter;
+import org.apache.iceberg.flink.RowDataWrapper;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileWriterFactory;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.io.RollingDataWriter;
+import org.apache.iceberg.io.RollingEqualityDeleteWriter;
+import org.apache.iceberg.io.TaskWriter;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.util.StructLikeMap;
+import org.apache.iceberg.util.StructLikeUtil;
+import org.apache.iceberg.util.StructProjection;
+
+/**
+ * The rows of one writer subtask between two checkpoints, with identifier fields and upsert off, as
+ * Iceberg's Flink delta writer writes them, except that a partition's equality-delete file is
+ * opened only when a row of it needs one.
+ *
+ * <p>Why: Iceberg's writer opens a data file <em>and</em> an equality-delete file for every
+ * partition it sees in a checkpoint, and at the barrier closes the delete file, uploads it and
+ * deletes it again when it is empty, which it is for every partition whose rows are all inserts
+ * ({@link SpendingRows}): in a bounded or steady run nearly all. Each opened Parquet file costs a
+ * fresh Hadoop {@code Configuration} that parses Hadoop's default resources (Iceberg's Parquet
+ * builder does so for every file not on a Hadoop file system), and each empty one a PUT and a
+ * DELETE at the barrier (docs/benchmarks.md, "What limits Tally's throughput").
+ *
+ * <p>What is written is what Iceberg's writer writes: per row kind, {@code INSERT} and {@code
+ * UPDATE_AFTER} append the row and remember its position under its key; {@code UPDATE_BEFORE} and
+ * {@code DELETE} delete the key, with a position delete (file granularity) when this writer wrote
+ * the key since the last checkpoint, else with an equality delete of the row. An insert of a key
+ * this writer already wrote in the same checkpoint position-deletes the earlier row. Tables of
+ * format version 2 only: version 3 needs deletion vectors, for which the sink keeps Iceberg's own
+ * writer ({@link TallyIcebergSink}).
+ */
+final class EqualityDeltaWriter implements TaskWriter<RowData> {
+
+  private final PartitionSpec spec;
+  private final FileWriterFactory<RowData> files;
+  private final OutputFileFactory fileFactory;
+  private final FileIO io;
+  private final long targetFileSize;
+  private final Schema deleteSchema;
+  private final RowDataWrapper wrapper;
+  private final StructProjection keyProjection;
+  private final PartitionKey partitionKey;
+  private final Map<StructLike, PartitionDelta> partitions = new HashMap<>();
+  private final List<DataFile> dataFiles = new ArrayList<>();
+  private final List<DeleteFile> deleteFiles = new ArrayList<>();
+  private final List<CharSequence> referencedDataFiles = new ArrayList<>();
+  private boolean closed;
+
+  /**
+   * @param files writes the files; for equality deletes of the full row, as with upsert off
+   * @param equalityFieldIds the identifier fields that key a row
+   */
+  EqualityDeltaWriter(
+      PartitionSpec spec,
+      Schema schema,
+      RowType rowType,
+      Set<Integer> equalityFieldIds,
+      FileWriterFactory<RowData> files,
+      OutputFileFactory fileFactory,
+      FileIO io,
+      long targetFileSize) {
+    this.spec = spec;
+    this.files = files;
+    this.fileFactory = fileFactory;
+    this.io = io;
+    this.targetFileSize = targetFileSize;
+    this.deleteSchema = TypeUtil.select(schema, equalityFieldIds);
+    this.wrapper = new RowDataWrapper(rowType, schema.asStruct());
+    this.keyProjection = StructProjection.create(schema, deleteSchema);
+    this.partitionKey = new PartitionKey(spec, schema);
+  }
+
+  @Override
+  public void write(RowData row) throws IOException {
+    StructLike wrapped = wrapper.wrap(row);
+    partitionKey.partition(wrapped);
+    PartitionDelta partition = partitions.get(partitionKey);
+    if (partition == null) {
+      PartitionKey copied = partitionKey.copy();
+      partition = new PartitionDelta(spec.isUnpartitioned() ? null : copied);
+      partitions.put(copied, partition);
+    }
+    switch (row.getRowKind()) {
+      case INSERT, UPDATE_AFTER -> partition.insert(row, keyProjection.wrap(wrapped));
+      case UPDATE_BEFORE, DELETE -> partition.delete(row, keyProjection.wrap(wrapped));
+    }
+  }
+
+  @Override
+  public void abort() throws IOException {
+    close();
+    for (ContentFile<?> file : dataFiles) {
+      io.deleteFile(file.location());
+    }
+    for (ContentFile<?> file : deleteFiles) {
+      io.deleteFile(file.location());
+    }
+  }
+
+  @Override
+  public WriteResult complete() throws IOException {
+    close();
+    return WriteResult.builder()
+        .addDataFiles(dataFiles)
+        .addDeleteFiles(deleteFiles)
+        .addReferencedDataFiles(referencedDataFiles)
+        .build();
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (PartitionDelta partition : partitions.values()) {
+      partition.close();
+    }
+    partitions.clear();
+  }
+
+  /** Where a written row is, to delete it by position. */
+  private record Position(CharSequence path, long row) {}
+
+  /** One partition's writers, each opened on its first row. */
+  private final class PartitionDelta {
+    private final StructLike partition;
+    private final Map<StructLike, Position> written = StructLikeMap.create(deleteSchema.asStruct());
+    private final PositionDelete<RowData> positionDelete = PositionDelete.create();
+    private RollingDataWriter<RowData> data;
+    private RollingEqualityDeleteWriter<RowData> equalityDeletes;
+    private SortingPositionOnlyDeleteWriter<RowData> positionDeletes;
+
+    PartitionDelta(StructLike partition) {
+      this.partition = partition;
+    }
+
+    void insert(RowData row, StructLike key) {
+      if (data == null) {
+        data = new RollingDataWriter<>(files, fileFactory, io, targetFileSize, spec, partition);
+      }
+      Position at = new Position(data.currentFilePath(), data.currentFileRows());
+      Position previous = written.put(StructLikeUtil.copy(key), at);
+      if (previous != null) {
+        deleteAt(previous);
+      }
+      data.write(row);
+    }
+
+    void delete(RowData row, StructLike key) {
+      Position previous = written.remove(key);
+      if (previous != null) {
+        deleteAt(previous);
+        return;
+      }
+      if (equalityDeletes == null) {
+        equalityDeletes =
+            new RollingEqualityDeleteWriter<>(
+                files, fileFactory, io, targetFileSize, spec, partition);
+      }
+      equalityDeletes.write(row);
+    }
+
+    private void deleteAt(Position position) {
+      if (positionDeletes == null) {
+        positionDeletes =
+            new SortingPositionOnlyDeleteWriter<>(
+                () ->
+                    files.newPositionDeleteWriter(
+                        partition == null
+                            ? fileFactory.newOutputFile()
+                            : fileFactory.newOutputFile(spec, partition),
+                        spec,
+                        partition),
+                DeleteGranularity.FILE);
+      }
+      positionDelete.set(position.path(), position.row());
+      positionDeletes.write(positionDelete);
+    }
+
+    void close() throws IOException {
+      if (data != null) {
+        data.close();
+        dataFiles.addAll(data.result().dataFiles());
+      }
+      if (equalityDeletes != null) {
+        equalityDeletes.close();
+        deleteFiles.addAll(equalityDeletes.result().deleteFiles());
+      }
+      if (positionDeletes != null) {
+        positionDeletes.close();
+        deleteFiles.addAll(positionDeletes.result().deleteFiles());
+        referencedDataFiles.addAll(positionDeletes.result().referencedDataFiles());
+      }
+    }
+  }
+}
