@@ -15,6 +15,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.TimerService;
@@ -27,16 +28,19 @@ import org.apache.flink.streaming.api.TimerService;
  *
  * <p>State, under the aggregator's key (the user): one value ({@value #STATE}, {@link
  * UserBaselines}) with the user's whole anomaly state: per currency the baseline head and its hour
- * buckets, and the transactions waiting for the watermark. An event or a timer reads it once and
- * writes it once, only if it changed: O(1) state calls, not one per bucket, head and waiting
- * transaction (and never an iterator).
+ * buckets, and the transactions waiting for the watermark, behind the aggregator's write-back
+ * ({@link WriteBackState}). An event or a timer reads it at most once and sets it once, only if it
+ * changed: O(1) state calls, not one per bucket, head and waiting transaction (and never an
+ * iterator).
  *
  * <p>Timers: one at the watermark that judges an hour ({@link AnomalyDetector#judgeAt}), registered
  * when a waiting transaction opens its hour; and one per UTC day of buckets, when the last hour of
  * that day can be forgotten, registered once per day (the value notes the latest). The aggregator
- * calls {@link #onTimer} on each of its event-time timers, which judges what the watermark
- * completed and forgets the buckets no later judgement can need; a user silent for 7 days (plus the
- * allowed lateness, plus the rest of the day of its last bucket) then holds no anomaly state.
+ * calls {@link #onTimer} on each of its event-time timers; it reads the value only where it can
+ * have work ({@link #mayBeDue}, {@link #forgetsAt}, the end of input), judges what the watermark
+ * completed and, at a forget instant, forgets the buckets no later judgement can need; a user
+ * silent for 7 days (plus the allowed lateness, plus the rest of the day of its last bucket) then
+ * holds no anomaly state.
  */
 final class AnomalyWatch implements Serializable {
 
@@ -78,13 +82,21 @@ final class AnomalyWatch implements Serializable {
    * @param keepWritten whether written values stay on the heap ({@link WriteBackState})
    */
   void open(RuntimeContext context, int writeBackUsers, boolean keepWritten) {
-    state =
-        new WriteBackState<>(
-            context.getState(new ValueStateDescriptor<>(STATE, StateTypes.USER_BASELINES)),
-            writeBackUsers,
-            keepWritten,
-            UserBaselines::isEmpty);
-    anomalies = context.getMetricGroup().addGroup("tally").counter("anomalies");
+    open(
+        context.getState(new ValueStateDescriptor<>(STATE, StateTypes.USER_BASELINES)),
+        context.getMetricGroup().addGroup("tally").counter("anomalies"),
+        writeBackUsers,
+        keepWritten);
+  }
+
+  /** {@link #open(RuntimeContext, int, boolean)} with the state and counter given. */
+  void open(
+      ValueState<UserBaselines> baselines,
+      Counter anomalyCount,
+      int writeBackUsers,
+      boolean keepWritten) {
+    state = new WriteBackState<>(baselines, writeBackUsers, keepWritten, UserBaselines::isEmpty);
+    anomalies = anomalyCount;
   }
 
   /**
@@ -290,7 +302,7 @@ final class AnomalyWatch implements Serializable {
    * The watermark from which no transaction with the bucket of {@code hour} in its baseline can
    * still be counted: every window holding part of the 168th hour after it is final.
    */
-  private long forgettableAt(long hour) {
+  long forgettableAt(long hour) {
     long lastInstant =
         (hour + AnomalyDetector.BASELINE_HOURS + 1) * AnomalyDetector.HOUR_MILLIS - 1;
     return ledger.finalAt(windows.windowStart(lastInstant));

@@ -324,8 +324,9 @@ final class SpendingAggregator
   }
 
   /**
-   * How many users' values wait for {@link #writeBack}: the larger of the open windows' and the
-   * dedupe memory's count (a counted transaction changes both of its user).
+   * How many users' values wait for {@link #writeBack}: the largest of the open windows', the
+   * dedupe memory's and the anomaly baselines' counts (a counted transaction changes each of its
+   * user's).
    */
   int pendingUsers() {
     int pending = Math.max(open.pendingUsers(), seen.pendingUsers());
