@@ -61,14 +61,14 @@ public final class AggregationKeys {
           .description(
               "Emit running rows of open windows every this much processing time; 0 is off.");
 
-  /** How many users' open windows, and dedupe memories, a subtask keeps on the heap. */
+  /** How many users' open windows, dedupe memories and baselines a subtask keeps on the heap. */
   public static final ConfigKey<Integer> WRITE_BACK_USERS =
       ConfigKey.integer("aggregation.write-back-users")
           .defaultValue(DEFAULTS.writeBackUsers())
           .between(0, Integer.MAX_VALUE)
           .description(
-              "How many users' open windows, and as many users' dedupe memories, an aggregator"
-                  + " subtask keeps on the heap: changed ones until the next checkpoint, instead of"
+              "How many users' open windows, and as many users' dedupe memories and anomaly"
+                  + " baselines, an aggregator subtask keeps on the heap: changed ones until the next checkpoint, instead of"
                   + " writing every change to RocksDB at once, and on RocksDB also the ones written"
                   + " or read, the least recently used making room first. A busy user then costs one"
                   + " RocksDB write of each per checkpoint interval and no read after its first, not"
@@ -76,8 +76,9 @@ public final class AggregationKeys {
                   + " all early. Results never depend on it (changes are written before every"
                   + " checkpoint, savepoint and end of input); heap use does: 200 to 300 bytes a user"
                   + " for the windows (20 to 30 MB per subtask at the default), plus 40 to 60 bytes"
-                  + " per remembered id of a dedupe memory held. 0 writes at once and keeps"
-                  + " nothing.");
+                  + " per remembered id of a dedupe memory held, plus with anomalies on a few"
+                  + " hundred bytes to a few KB per user's baselines held. 0 writes at once and"
+                  + " keeps nothing.");
 
   private AggregationKeys() {}
 

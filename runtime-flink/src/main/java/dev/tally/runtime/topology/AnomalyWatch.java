@@ -5,6 +5,7 @@ import dev.tally.domain.anomaly.AnomalyDetector;
 import dev.tally.domain.anomaly.AnomalyRule;
 import dev.tally.domain.anomaly.AnomalyVerdict;
 import dev.tally.domain.anomaly.PendingJudgement;
+import dev.tally.domain.spending.OpenWindow;
 import dev.tally.domain.spending.UserLedger;
 import dev.tally.domain.transaction.Transaction;
 import dev.tally.domain.window.TumblingWindows;
@@ -27,16 +28,19 @@ import org.apache.flink.streaming.api.TimerService;
  *
  * <p>State, under the aggregator's key (the user): one value ({@value #STATE}, {@link
  * UserBaselines}) with the user's whole anomaly state: per currency the baseline head and its hour
- * buckets, and the transactions waiting for the watermark. An event or a timer reads it once and
- * writes it once, only if it changed: O(1) state calls, not one per bucket, head and waiting
- * transaction (and never an iterator).
+ * buckets, and the transactions waiting for the watermark, behind the aggregator's write-back
+ * ({@link WriteBackState}). An event or a timer reads it at most once and sets it once, only if it
+ * changed: O(1) state calls, not one per bucket, head and waiting transaction (and never an
+ * iterator).
  *
  * <p>Timers: one at the watermark that judges an hour ({@link AnomalyDetector#judgeAt}), registered
  * when a waiting transaction opens its hour; and one per UTC day of buckets, when the last hour of
  * that day can be forgotten, registered once per day (the value notes the latest). The aggregator
- * calls {@link #onTimer} on each of its event-time timers, which judges what the watermark
- * completed and forgets the buckets no later judgement can need; a user silent for 7 days (plus the
- * allowed lateness, plus the rest of the day of its last bucket) then holds no anomaly state.
+ * calls {@link #onTimer} on each of its event-time timers; it reads the value only where it can
+ * have work ({@link #mayBeDue}, {@link #forgetsAt}, the end of input), judges what the watermark
+ * completed and, at a forget instant, forgets the buckets no later judgement can need; a user
+ * silent for 7 days (plus the allowed lateness, plus the rest of the day of its last bucket) then
+ * holds no anomaly state.
  */
 final class AnomalyWatch implements Serializable {
 
@@ -52,13 +56,14 @@ final class AnomalyWatch implements Serializable {
   static final String RETIRED_HEADS = "anomaly-baseline-heads";
 
   private static final long HOURS_PER_DAY = 24;
+  private static final long BASELINE = AnomalyDetector.BASELINE_HOURS;
 
   private final AnomalyDetector detector;
   private final TumblingWindows windows;
   private final UserLedger ledger;
   private final long lateness;
 
-  private transient ValueState<UserBaselines> state;
+  private transient WriteBackState<UserBaselines> state;
   private transient Counter anomalies;
 
   AnomalyWatch(AnomalyRule rule, AggregationSettings settings) {
@@ -72,9 +77,26 @@ final class AnomalyWatch implements Serializable {
     return detector.rule();
   }
 
-  void open(RuntimeContext context) {
-    state = context.getState(new ValueStateDescriptor<>(STATE, StateTypes.USER_BASELINES));
-    anomalies = context.getMetricGroup().addGroup("tally").counter("anomalies");
+  /**
+   * @param writeBackUsers how many users' values may wait on the heap ({@link WriteBackState})
+   * @param keepWritten whether written values stay on the heap ({@link WriteBackState})
+   */
+  void open(RuntimeContext context, int writeBackUsers, boolean keepWritten) {
+    open(
+        context.getState(new ValueStateDescriptor<>(STATE, StateTypes.USER_BASELINES)),
+        context.getMetricGroup().addGroup("tally").counter("anomalies"),
+        writeBackUsers,
+        keepWritten);
+  }
+
+  /** {@link #open(RuntimeContext, int, boolean)} with the state and counter given. */
+  void open(
+      ValueState<UserBaselines> baselines,
+      Counter anomalyCount,
+      int writeBackUsers,
+      boolean keepWritten) {
+    state = new WriteBackState<>(baselines, writeBackUsers, keepWritten, UserBaselines::isEmpty);
+    anomalies = anomalyCount;
   }
 
   /**
@@ -96,7 +118,7 @@ final class AnomalyWatch implements Serializable {
   /** A transaction the aggregator counted for the current user. */
   void counted(Transaction tx, long watermark, TimerService timers, Consumer<Anomaly> out)
       throws Exception {
-    UserBaselines user = state.value();
+    UserBaselines user = state.get(tx.userId());
     if (user == null) {
       user = new UserBaselines();
     }
@@ -125,21 +147,30 @@ final class AnomalyWatch implements Serializable {
         user.forgetTimerRegistered(day);
       }
     }
-    store(user);
+    store(tx.userId(), user);
   }
 
   /**
-   * An event-time timer of the current user fired at {@code watermark}: judges the transactions it
-   * completes the baseline of, then forgets the buckets no later judgement can need. Any of the
-   * aggregator's timers may be it; for a user without anomaly state it costs one point read.
+   * An event-time timer of the current user fired at {@code timestamp}, the watermark at {@code
+   * watermark}: judges the transactions it completes the baseline of, and at a forget instant
+   * forgets the buckets no later judgement can need. Any of the aggregator's timers may be it; the
+   * value is read only when something can be due ({@link #mayBeDue}), through the write-back.
+   *
+   * @param open the user's open windows when the timer fired, {@code null} for none
    */
-  void onTimer(String user, long watermark, Consumer<Anomaly> out) throws Exception {
-    UserBaselines baselines = state.value();
+  void onTimer(
+      String user, long timestamp, long watermark, OpenWindow[] open, Consumer<Anomaly> out)
+      throws Exception {
+    boolean forgets = forgetsAt(timestamp);
+    if (watermark != Long.MAX_VALUE && !forgets && !mayBeDue(timestamp, open)) {
+      return;
+    }
+    UserBaselines baselines = state.get(user);
     if (baselines == null) {
       return;
     }
     judgeWaiting(baselines, user, watermark, out);
-    if (watermark != Long.MAX_VALUE && watermark >= Long.MIN_VALUE + lateness + 1) {
+    if (forgets && watermark != Long.MAX_VALUE && watermark >= Long.MIN_VALUE + lateness + 1) {
       // Not at the end of input (nothing more is judged, and the state ends with the job), and
       // only once there is event time to forget by.
       long earliest = AnomalyDetector.hourOf(windows.windowStart(watermark - lateness + 1));
@@ -147,27 +178,87 @@ final class AnomalyWatch implements Serializable {
         detector.forget(currency, earliest, baselines);
       }
     }
-    store(baselines);
+    store(user, baselines);
+  }
+
+  /**
+   * Whether a timer at {@code timestamp} (not at the end of input) can have a waiting transaction
+   * to judge, told without the value: only at a judge instant ({@link AnomalyDetector#judgeAt}) of
+   * an hour {@code h}, and only if the user has an open window over part of {@code h}. A waiting
+   * transaction of an earlier hour was judged by its own timer at its own judge instant (registered
+   * with its hour's bucket, and fired in timestamp order before this one); one of hour {@code h}
+   * was counted into a window over its event time, which is still open, as it is final only after
+   * {@code timestamp}. The window timers of every hour fall on judge instants too, so this is what
+   * spares their reads.
+   */
+  boolean mayBeDue(long timestamp, OpenWindow[] open) {
+    if (open == null || Math.floorMod(timestamp + 1, AnomalyDetector.HOUR_MILLIS) != 0) {
+      return false;
+    }
+    long hourStart = timestamp + 1;
+    long hourEnd = hourStart + AnomalyDetector.HOUR_MILLIS;
+    long size = windows.size().toMillis();
+    for (OpenWindow window : open) {
+      if (window.windowStart() < hourEnd && window.windowStart() + size > hourStart) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether {@code timestamp} is the instant of a forget timer ({@link #forgettableAt} of the last
+   * hour of some day), told by arithmetic: such an instant lies between the day's last baseline
+   * instant plus the lateness and that plus one window, so only the few days whose last instant
+   * falls in that range are tried.
+   */
+  boolean forgetsAt(long timestamp) {
+    long size = windows.size().toMillis();
+    long hour = AnomalyDetector.HOUR_MILLIS;
+    // The last instant of day d's baseline reach: ((d + 1) * 24 + 168) * hour - 1.
+    long latest = Math.floorDiv(Math.floorDiv(timestamp - lateness + 1, hour) - BASELINE, 24) - 1;
+    for (long day = latest; ; day--) {
+      long lastInstant = ((day + 1) * HOURS_PER_DAY + BASELINE) * hour - 1;
+      if (lastInstant < timestamp - lateness - size + 1) {
+        return false;
+      }
+      if (forgettableAt((day + 1) * HOURS_PER_DAY - 1) == timestamp) {
+        return true;
+      }
+    }
   }
 
   /** The end of input: judges every waiting transaction of the current user. */
   void endInput(String user, Consumer<Anomaly> out) throws Exception {
-    UserBaselines baselines = state.value();
+    UserBaselines baselines = state.get(user);
     if (baselines != null) {
       judgeWaiting(baselines, user, Long.MAX_VALUE, out);
-      store(baselines);
+      store(user, baselines);
     }
   }
 
-  private void store(UserBaselines baselines) throws Exception {
+  private void store(String user, UserBaselines baselines) throws Exception {
     if (!baselines.changed()) {
       return;
     }
-    if (baselines.isEmpty()) {
-      state.clear();
-    } else {
-      state.update(baselines);
-    }
+    // An empty value is stored as none at the write-back.
+    state.set(user, baselines);
+    baselines.stored();
+  }
+
+  /** How many users' values wait for {@link #writeBack}. */
+  int pendingUsers() {
+    return state.pendingUsers();
+  }
+
+  /** Whether as many users are pending as write-back may hold. */
+  boolean full() {
+    return state.full();
+  }
+
+  /** Writes every pending value to the state backend ({@link WriteBackState#writeBack}). */
+  void writeBack(Consumer<String> selectKey) throws Exception {
+    state.writeBack(selectKey);
   }
 
   private void judgeWaiting(
@@ -211,7 +302,7 @@ final class AnomalyWatch implements Serializable {
    * The watermark from which no transaction with the bucket of {@code hour} in its baseline can
    * still be counted: every window holding part of the 168th hour after it is final.
    */
-  private long forgettableAt(long hour) {
+  long forgettableAt(long hour) {
     long lastInstant =
         (hour + AnomalyDetector.BASELINE_HOURS + 1) * AnomalyDetector.HOUR_MILLIS - 1;
     return ledger.finalAt(windows.windowStart(lastInstant));

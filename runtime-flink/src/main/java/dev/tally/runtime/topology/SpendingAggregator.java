@@ -141,7 +141,7 @@ final class SpendingAggregator
             windows -> windows.length == 0);
     metrics = new AggregationMetrics(getRuntimeContext().getMetricGroup(), watermarks::lastSeen);
     if (anomalies != null) {
-      anomalies.open(getRuntimeContext());
+      anomalies.open(getRuntimeContext(), writeBackCapacity, keepWritten);
     }
   }
 
@@ -221,23 +221,27 @@ final class SpendingAggregator
       // remaining timer of every user at once. The first one of a user emits and drops all its
       // windows, the others find nothing. The dedupe memory is left alone: nothing can arrive after
       // this watermark (it would be late), and scanning it per user would only cost time.
+      OpenWindow[] windows = open.get(user);
       closeAllWindows(user, out);
-      onAnomalyTimer(user, watermark, ctx);
+      onAnomalyTimer(user, timestamp, watermark, windows, ctx);
     } else if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
       OpenWindow[] windows = open.get(user);
       if (windows != null) {
         store(user, ledger.fireEarly(user, windows, watermark), out);
       }
     } else {
-      fire(user, timestamp, out);
+      OpenWindow[] windows = open.get(user);
+      fire(user, windows, timestamp, out);
       seen.cleanUpAt(user, timestamp);
-      onAnomalyTimer(user, watermark, ctx);
+      onAnomalyTimer(user, timestamp, watermark, windows, ctx);
     }
   }
 
-  private void onAnomalyTimer(String user, long watermark, OnTimerContext ctx) throws Exception {
+  private void onAnomalyTimer(
+      String user, long timestamp, long watermark, OpenWindow[] windows, OnTimerContext ctx)
+      throws Exception {
     if (anomalies != null) {
-      anomalies.onTimer(user, watermark, a -> ctx.output(ANOMALIES, a));
+      anomalies.onTimer(user, timestamp, watermark, windows, a -> ctx.output(ANOMALIES, a));
     }
   }
 
@@ -261,12 +265,12 @@ final class SpendingAggregator
    * input (see {@link SpendingAggregatorOperator}).
    */
   void closeAllWindows(String user, Collector<WindowedSpending> out) throws Exception {
-    fire(user, Long.MAX_VALUE, out);
+    fire(user, open.get(user), Long.MAX_VALUE, out);
   }
 
-  private void fire(String user, long completeUpTo, Collector<WindowedSpending> out)
+  private void fire(
+      String user, OpenWindow[] windows, long completeUpTo, Collector<WindowedSpending> out)
       throws Exception {
-    OpenWindow[] windows = open.get(user);
     if (windows != null) {
       store(user, ledger.fire(user, windows, completeUpTo), out);
     }
@@ -320,22 +324,27 @@ final class SpendingAggregator
   }
 
   /**
-   * How many users' values wait for {@link #writeBack}: the larger of the open windows' and the
-   * dedupe memory's count (a counted transaction changes both of its user).
+   * How many users' values wait for {@link #writeBack}: the largest of the open windows', the
+   * dedupe memory's and the anomaly baselines' counts (a counted transaction changes each of its
+   * user's).
    */
   int pendingUsers() {
-    return Math.max(open.pendingUsers(), seen.pendingUsers());
+    int pending = Math.max(open.pendingUsers(), seen.pendingUsers());
+    return anomalies == null ? pending : Math.max(pending, anomalies.pendingUsers());
   }
 
   /** Whether as many users are pending as write-back may hold, in either cache. */
   boolean writeBackFull() {
-    return open.full() || seen.full();
+    return open.full() || seen.full() || (anomalies != null && anomalies.full());
   }
 
   /** Writes every pending open-window and dedupe value to the state backend. */
   void writeBack(Consumer<String> selectKey) throws Exception {
     open.writeBack(selectKey);
     seen.writeBack(selectKey);
+    if (anomalies != null) {
+      anomalies.writeBack(selectKey);
+    }
   }
 
   /**

@@ -225,6 +225,8 @@ final class SpendingAggregatorOperator
       aggregator.judgeAllWaiting(
           user,
           anomaly -> output.collect(SpendingAggregator.ANOMALIES, new StreamRecord<>(anomaly)));
+      writeBackIfFull();
     }
+    writeBack();
   }
 }

@@ -87,6 +87,14 @@ final class UserBaselines implements BaselineStore<RuntimeException> {
     return changed;
   }
 
+  /**
+   * Notes that it was handed to the state (or its write-back) as it is: {@link #changed()} then
+   * tells a change since, of a value kept on the heap.
+   */
+  void stored() {
+    changed = false;
+  }
+
   /** Whether it holds nothing worth storing: no baseline and nothing waiting. */
   boolean isEmpty() {
     return heads.isEmpty() && pending.isEmpty();

@@ -173,7 +173,7 @@ class ReleasedStateTest {
     return harness;
   }
 
-  private static void feed(
+  static void feed(
       KeyedOneInputStreamOperatorTestHarness<String, SourcedTransaction, WindowedSpending> harness,
       List<Step> steps)
       throws Exception {
