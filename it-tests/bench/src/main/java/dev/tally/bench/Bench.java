@@ -23,12 +23,13 @@ import picocli.CommandLine.Option;
  * The benchmark (see docs/benchmarks.md), on the local stack of real services:
  *
  * <pre>
- * ./bench.sh [throughput] [--events 5000000] [--parallelism 2] [--legs ceiling,tally,sql,sql-same] ...
+ * ./bench.sh [throughput] [--events 5000000] [--parallelism 2] [--legs ceiling,tally,sql,sql-same,spark] ...
  * ./bench.sh freshness [--rate 20000] [--duration 180s] [--window 10s] [--checkpoint-interval 10s]
  * ./bench.sh backpressure [--fault writer|store] [--modes aligned,unaligned,...] [--duration 180s]
  * ./bench.sh anomalies [--users 100000] [--days 10] [--time-limit 15m]
  * ./bench.sh anomaly-latency [--rate 20000] [--duration 180s] [--checkpoint-interval 10s]
  * ./bench.sh recovery [--kills 10] [--rate 5000] [--cluster-set heartbeat.interval=500ms] ...
+ * ./bench.sh compare [--events 5000000] [--rate 20000] [--duration 180s] [--kills 3] ...
  * </pre>
  *
  * Results go to {@code target/bench/} (JSON, Markdown, PNG) and standard output. Without a mode it

@@ -267,21 +267,7 @@ final class Freshness {
       MeasuredProcess process =
           MeasuredProcess.start(
               SparkJob.process(
-                  stack,
-                  dir,
-                  o.parallelism,
-                  List.of(
-                      "--topics",
-                      topic,
-                      "--table",
-                      table,
-                      "--window",
-                      SparkJob.interval(o.window),
-                      "--watermark",
-                      SparkJob.interval(o.outOfOrderness),
-                      "--trigger",
-                      SparkJob.interval(o.checkpointInterval)),
-                  log));
+                  stack, dir, o.parallelism, SparkJob.liveArguments(o, topic, table), log));
       SparkJob.awaitStarted(process, log, Long.MIN_VALUE);
       return process;
     }

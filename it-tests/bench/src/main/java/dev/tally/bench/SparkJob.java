@@ -110,6 +110,28 @@ final class SparkJob {
     return builder;
   }
 
+  /**
+   * The job's options for a live run of {@code o}'s traffic: its window, the out-of-orderness as
+   * the watermark delay, a micro-batch every checkpoint interval (each commits once, as each Flink
+   * checkpoint does), and batches of at most twice what one interval brings, so that a query
+   * restarted on a backlog catches up in bounded batches, as a production query would be set up.
+   */
+  static List<String> liveArguments(BenchOptions o, String topic, String table) {
+    return List.of(
+        "--topics",
+        topic,
+        "--table",
+        table,
+        "--window",
+        interval(o.window),
+        "--watermark",
+        interval(o.outOfOrderness),
+        "--trigger",
+        interval(o.checkpointInterval),
+        "--max-offsets-per-trigger",
+        Long.toString(2L * o.rate * Math.max(1, o.checkpointInterval.toSeconds())));
+  }
+
   /** Spark's interval form of a duration, e.g. {@code 5000 milliseconds}. */
   static String interval(Duration d) {
     return d.toMillis() + " milliseconds";

@@ -121,22 +121,7 @@ final class SparkRecovery {
   private MeasuredProcess start(LocalStack stack, String topic, Path dir, Path log)
       throws Exception {
     return MeasuredProcess.start(
-        SparkJob.process(
-            stack,
-            dir,
-            o.parallelism,
-            List.of(
-                "--topics",
-                topic,
-                "--table",
-                TABLE,
-                "--window",
-                SparkJob.interval(o.window),
-                "--watermark",
-                SparkJob.interval(o.outOfOrderness),
-                "--trigger",
-                SparkJob.interval(o.checkpointInterval)),
-            log));
+        SparkJob.process(stack, dir, o.parallelism, SparkJob.liveArguments(o, topic, TABLE), log));
   }
 
   /** Waits for a completed micro-batch with input after {@code afterMillis}, at most a while. */

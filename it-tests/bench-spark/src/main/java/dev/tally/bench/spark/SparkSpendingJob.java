@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.DataStreamReader;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryListener;
 import org.apache.spark.sql.streaming.Trigger;
@@ -107,6 +108,13 @@ public final class SparkSpendingJob implements Callable<Integer> {
   String trigger;
 
   @Option(
+      names = "--max-offsets-per-trigger",
+      description =
+          "Kafka records per micro-batch at most (maxOffsetsPerTrigger); none by default. A live"
+              + " query restarted on a backlog then catches up in bounded batches.")
+  Long maxOffsetsPerTrigger;
+
+  @Option(
       names = "--bounded",
       description =
           "Read what the topics hold at the start (Trigger.AvailableNow), then stop. A window is"
@@ -172,15 +180,18 @@ public final class SparkSpendingJob implements Callable<Integer> {
             .add("amount_cents", DataTypes.LongType)
             .add("currency", DataTypes.StringType)
             .add("event_timestamp", DataTypes.StringType);
-    Dataset<Row> records =
+    DataStreamReader reader =
         spark
             .readStream()
             .format("kafka")
             .option("kafka.bootstrap.servers", bootstrapServers)
             .option("subscribe", topics)
             .option("startingOffsets", "earliest")
-            .option("failOnDataLoss", "false")
-            .load();
+            .option("failOnDataLoss", "false");
+    if (maxOffsetsPerTrigger != null) {
+      reader = reader.option("maxOffsetsPerTrigger", maxOffsetsPerTrigger);
+    }
+    Dataset<Row> records = reader.load();
     return records
         .select(from_json(col("value").cast("string"), transaction).as("t"))
         .select(
