@@ -202,11 +202,16 @@ final class TallyIcebergSink<C, W>
   public SinkWriter<RowData> createWriter(WriterInitContext context) throws IOException {
     if (deltaKey != null) {
       TableLoader loader = tableLoader.clone();
-      loader.open();
-      Table table = loader.loadTable();
-      // Decided on the running table: a table upgraded to version 3 needs deletion vectors.
-      if (TableUtil.formatVersion(table) == 2) {
-        return new DeltaSinkWriter(loader, table, deltaKey, context);
+      try {
+        loader.open();
+        Table table = loader.loadTable();
+        // Decided on the running table: a table upgraded to version 3 needs deletion vectors.
+        if (TableUtil.formatVersion(table) == 2) {
+          return new DeltaSinkWriter(loader, table, deltaKey, context);
+        }
+      } catch (RuntimeException e) {
+        loader.close();
+        throw e;
       }
       loader.close();
     }
