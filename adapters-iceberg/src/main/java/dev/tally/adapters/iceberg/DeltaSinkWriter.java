@@ -44,13 +44,13 @@ final class DeltaSinkWriter implements CommittingSinkWriter<RowData, WriteResult
   private TaskWriter<RowData> writer;
 
   /**
-   * @param loader the table's loader, not yet opened; closed with this writer
+   * @param loader the open loader of {@code table}; closed with this writer
+   * @param table a table of format version 2 (position deletes are files, not deletion vectors)
    * @param equalityColumns the columns that key a row
    */
-  DeltaSinkWriter(TableLoader loader, List<String> equalityColumns, WriterInitContext context) {
+  DeltaSinkWriter(
+      TableLoader loader, Table table, List<String> equalityColumns, WriterInitContext context) {
     this.loader = loader;
-    loader.open();
-    Table table = loader.loadTable();
     this.writers =
         writers(
             table,

@@ -44,7 +44,12 @@ final class IcebergAnomalySink implements AnomalySink {
             .equalityFieldColumns(AnomalyTable.IDENTIFIER_FIELDS)
             .distributionMode(WriteDistribution.NONE.icebergMode())
             .uidSuffix(UID_SUFFIX);
-    rows.sinkTo(TallyIcebergSink.wrap(builder, null, IcebergCatalogs.tableLoader(options), null))
+    rows.sinkTo(
+            TallyIcebergSink.wrap(
+                builder,
+                null,
+                IcebergCatalogs.tableLoader(options),
+                AnomalyTable.IDENTIFIER_FIELDS))
         .uid(UID_SUFFIX)
         .name(UID_SUFFIX);
   }

@@ -85,8 +85,8 @@ public record IcebergSinkConfig(
           .description(
               "Row distribution to writers: none, hash, range. `hash`: each partition (`day`,"
                   + " `bucket(user_id)`) has one writer, so a checkpoint writes one file per live"
-                  + " partition; Tally keys the writers by the partition's values (Iceberg's"
-                  + " writers and committer behind Tally's own shuffle), not by Iceberg's formatted"
+                  + " partition; Tally keys the writers by the partition's values (the writers"
+                  + " and Iceberg's committer behind Tally's own shuffle), not by Iceberg's formatted"
                   + " partition path, which cost about a quarter of the job's CPU. `none` and"
                   + " `range`: Iceberg's own shuffle by the identifier fields, every writer writing"
                   + " every live partition.");

@@ -3,13 +3,11 @@ package dev.tally.adapters.iceberg;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.ports.out.SpendingSink;
 import java.time.Instant;
-import java.util.List;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.slf4j.Logger;
@@ -60,18 +58,19 @@ final class IcebergSpendingSink implements SpendingSink {
             .equalityFieldColumns(SpendingTable.IDENTIFIER_FIELDS)
             .distributionMode(options.distribution().icebergMode())
             .uidSuffix(options.uidSuffix());
-    // Iceberg's writers and committer behind Tally's sink topology (TallyIcebergSink): with hash
+    // Iceberg's committer behind Tally's sink topology (TallyIcebergSink): with hash
     // distribution, Tally's cheaper shuffle (PartitionChannel); in every mode, the checkpoint
-    // anchor
-    // that keeps a restored job's final commit. The same uid and name as IcebergSink.Builder#append
-    // gives, so state and metrics line up.
+    // anchor that keeps a restored job's final commit, and Tally's delta writer while the table
+    // is of format version 2. The same uid and name as IcebergSink.Builder#append gives, so state
+    // and metrics line up.
     PartitionChannel channel =
         options.distribution() == WriteDistribution.HASH ? PartitionChannel.forTable(table) : null;
-    // Tally's delta writer where it applies (format version 2); Iceberg's own on a newer table.
-    List<String> deltaKey =
-        TableUtil.formatVersion(table) == 2 ? SpendingTable.IDENTIFIER_FIELDS : null;
     rows.sinkTo(
-            TallyIcebergSink.wrap(builder, channel, IcebergCatalogs.tableLoader(options), deltaKey))
+            TallyIcebergSink.wrap(
+                builder,
+                channel,
+                IcebergCatalogs.tableLoader(options),
+                SpendingTable.IDENTIFIER_FIELDS))
         .uid(options.uidSuffix())
         .name(options.uidSuffix())
         .setParallelism(

@@ -38,6 +38,7 @@ import org.apache.flink.streaming.runtime.partitioner.GlobalPartitioner;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.Collector;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.IcebergSink;
 
@@ -108,7 +109,7 @@ final class TallyIcebergSink<C, W>
   private final PartitionChannel channel;
   private final TableLoader tableLoader;
 
-  /** The columns keying a row for {@link DeltaSinkWriter}, or {@code null} for Iceberg's writer. */
+  /** The columns keying a row for {@link DeltaSinkWriter}, {@code null} for Iceberg's writer. */
   private final List<String> deltaKey;
 
   /**
@@ -135,8 +136,8 @@ final class TallyIcebergSink<C, W>
    * @param builder a configured {@code IcebergSink} builder; its {@code append()} is not called
    * @param channel how rows are keyed to writers, or {@code null} for Iceberg's own distribution
    * @param tableLoader the sink's table, which the anchor checks a start against
-   * @param deltaKey the builder's equality columns when the table is of format version 2 and its
-   *     rows are written by {@link DeltaSinkWriter}, or {@code null} for Iceberg's own writer
+   * @param deltaKey the builder's equality columns, to write with {@link DeltaSinkWriter} while the
+   *     table is of format version 2, or {@code null} for Iceberg's own writer
    */
   static TallyIcebergSink<?, ?> wrap(
       IcebergSink.Builder builder,
@@ -198,13 +199,23 @@ final class TallyIcebergSink<C, W>
   }
 
   @Override
-  @SuppressWarnings("unchecked")
   public SinkWriter<RowData> createWriter(WriterInitContext context) throws IOException {
-    if (deltaKey == null) {
-      return iceberg.createWriter(context);
+    if (deltaKey != null) {
+      TableLoader loader = tableLoader.clone();
+      try {
+        loader.open();
+        Table table = loader.loadTable();
+        // Decided on the running table: a table upgraded to version 3 needs deletion vectors.
+        if (TableUtil.formatVersion(table) == 2) {
+          return new DeltaSinkWriter(loader, table, deltaKey, context);
+        }
+      } catch (RuntimeException e) {
+        loader.close();
+        throw e;
+      }
+      loader.close();
     }
-    // W is Iceberg's WriteResult: the aggregator and its serializer are Iceberg's own.
-    return new DeltaSinkWriter(tableLoader.clone(), deltaKey, context);
+    return iceberg.createWriter(context);
   }
 
   @Override
