@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
  * ./bench.sh backpressure [--fault writer|store] [--modes aligned,unaligned,...] [--duration 180s]
  * ./bench.sh anomalies [--users 100000] [--days 10] [--time-limit 15m]
  * ./bench.sh anomaly-latency [--rate 20000] [--duration 180s] [--checkpoint-interval 10s]
- * ./bench.sh recovery [--kills 10] [--rate 5000] [--cluster-set heartbeat.interval=200ms] [--job-jar classpath|upload] ...
+ * ./bench.sh recovery [--kills 10] [--rate 5000] [--cluster-set heartbeat.interval=500ms] ...
  * </pre>
  *
  * Results go to {@code target/bench/} (JSON, Markdown, PNG) and standard output. Without a mode it
@@ -62,8 +62,7 @@ public final class Bench implements Callable<Integer> {
 
   /** Runs one mode; {@code --help} for the modes and options. */
   public static void main(String[] args) {
-    System.exit(
-        new CommandLine(new Bench()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
+    System.exit(new CommandLine(new Bench()).execute(args));
   }
 
   @Override
@@ -219,20 +218,10 @@ public final class Bench implements Callable<Integer> {
                 + " repeatable.")
     Map<String, String> clusterSettings = new LinkedHashMap<>();
 
-    @Option(
-        names = "--job-jar",
-        paramLabel = "classpath|upload",
-        defaultValue = "classpath",
-        description =
-            "recovery: the job jar on every Flink JVM's class path (as in lib/), or uploaded with"
-                + " the job and fetched by each TaskManager from the blob server (default:"
-                + " ${DEFAULT-VALUE}).")
-    Recovery.JobJar jobJar;
-
     @Override
     public Integer call() throws Exception {
       Directories dirs = directories("recovery");
-      new Recovery(options, kills, clusterSettings, jobJar, dirs.out(), dirs.work()).run();
+      new Recovery(options, kills, clusterSettings, dirs.out(), dirs.work()).run();
       return 0;
     }
   }

@@ -59,22 +59,15 @@ final class Recovery {
   private final BenchOptions o;
   private final int kills;
   private final Map<String, String> clusterSettings;
-  private final JobJar jobJar;
   private final Path out;
   private final Path work;
   private final Expectation expected;
 
   Recovery(
-      BenchOptions options,
-      int kills,
-      Map<String, String> clusterSettings,
-      JobJar jobJar,
-      Path out,
-      Path work) {
+      BenchOptions options, int kills, Map<String, String> clusterSettings, Path out, Path work) {
     this.o = options;
     this.kills = kills;
     this.clusterSettings = Map.copyOf(clusterSettings);
-    this.jobJar = jobJar;
     this.out = out;
     this.work = work;
     this.expected = new Expectation(options.window.toMillis());
@@ -137,14 +130,6 @@ final class Recovery {
     }
   }
 
-  /** Where the cluster finds the job's classes. */
-  enum JobJar {
-    /** On every Flink JVM's class path, as in a distribution's {@code lib/}. */
-    CLASSPATH,
-    /** Uploaded with the job; each TaskManager fetches it from the blob server. */
-    UPLOAD
-  }
-
   void run() throws Exception {
     Bench.say("Starting the local stack under " + work);
     try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
@@ -162,17 +147,14 @@ final class Recovery {
               + " TaskManagers of "
               + slots
               + " slots; settings "
-              + settings
-              + "; job jar "
-              + jobJar);
+              + settings);
       try (FlinkCluster cluster =
           FlinkCluster.start(
               work.resolve("flink"),
               taskManagers,
               slots,
               stack.objectStore().awsClientEnvironment(),
-              settings,
-              jobJar == JobJar.CLASSPATH ? o.jobJar() : null)) {
+              settings)) {
         run(stack, cluster, topic);
       }
     }
@@ -495,8 +477,6 @@ final class Recovery {
     }
     md.append("\ncluster settings: ")
         .append(clusterSettings)
-        .append("; job jar: ")
-        .append(jobJar)
         .append("; job settings: ")
         .append(o.tallySettings)
         .append("; events produced: ")
@@ -560,7 +540,7 @@ final class Recovery {
     return String.format(
         Locale.ROOT,
         "{\"measured_at\": \"%s\", \"rate\": %d, \"parallelism\": %d,"
-            + " \"checkpoint_interval_ms\": %d, \"cluster_settings\": \"%s\", \"job_jar\": \"%s\","
+            + " \"checkpoint_interval_ms\": %d, \"cluster_settings\": \"%s\","
             + " \"job_settings\": \"%s\", \"p50_ms\": %d, \"p95_ms\": %d, \"max_ms\": %d,"
             + " \"final_table\": \"%s\",%n  \"rounds\": [%n    %s]}%n",
         Instant.now(),
@@ -568,7 +548,6 @@ final class Recovery {
         o.parallelism,
         o.checkpointInterval.toMillis(),
         escape(clusterSettings.toString()),
-        jobJar,
         escape(o.tallySettings.toString()),
         Freshness.percentile(loss, 0.5),
         Freshness.percentile(loss, 0.95),

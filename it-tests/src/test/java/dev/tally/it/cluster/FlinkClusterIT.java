@@ -66,8 +66,7 @@ class FlinkClusterIT {
     catalog = fixture.catalog();
     Map<String, String> aws = stack.objectStore().awsClientEnvironment();
     long started = System.nanoTime();
-    // The job jar on every JVM's class path, as the recovery bench runs it (docs/deployment.md).
-    cluster = FlinkCluster.start(root.resolve("flink"), 2, 2, aws, Map.of(), jobJar);
+    cluster = FlinkCluster.start(root.resolve("flink"), 2, 2, aws);
     System.out.printf(
         "Flink cluster (1 JobManager, 2 TaskManagers) ready in %d ms at %s%n",
         Duration.ofNanos(System.nanoTime() - started).toMillis(), cluster.restAddress());

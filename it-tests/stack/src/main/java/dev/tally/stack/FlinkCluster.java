@@ -15,10 +15,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.jar.Attributes;
-import java.util.jar.JarFile;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -85,14 +81,13 @@ public final class FlinkCluster implements AutoCloseable {
    */
   public static final Map<String, String> RECOVERY =
       Map.of(
-          "heartbeat.interval", "200 ms",
+          "heartbeat.interval", "500 ms",
           "heartbeat.timeout", "5 s",
           "heartbeat.rpc-failure-threshold", "2");
 
   private final Path dir;
   private final Path confDir;
   private final List<Path> classpath;
-  private final Path jobJarOnClasspath;
   private final Map<String, String> environment;
   private final int restPort;
   private final ServiceProcess jobManager;
@@ -105,14 +100,12 @@ public final class FlinkCluster implements AutoCloseable {
       Path dir,
       Path confDir,
       List<Path> classpath,
-      Path jobJarOnClasspath,
       Map<String, String> environment,
       int restPort,
       ServiceProcess jobManager) {
     this.dir = dir;
     this.confDir = confDir;
     this.classpath = classpath;
-    this.jobJarOnClasspath = jobJarOnClasspath;
     this.environment = environment;
     this.restPort = restPort;
     this.jobManager = jobManager;
@@ -146,26 +139,6 @@ public final class FlinkCluster implements AutoCloseable {
       int slotsPerTaskManager,
       Map<String, String> environment,
       Map<String, String> settings) {
-    return start(workDir, taskManagers, slotsPerTaskManager, environment, settings, null);
-  }
-
-  /**
-   * Starts the cluster as {@link #start(Path, int, int, Map, Map)} does, with {@code jobJar} on the
-   * class path of every Flink JVM, behind Flink's own jars, as a distribution's {@code lib/} holds
-   * it: {@link #submit} then sends a job jar that is empty, so a TaskManager fetches nothing from
-   * the blob server when it first runs the job, and the job's classes, loaded once by the JVM's
-   * class loader, stay loaded across restarts instead of being loaded again in each new user code
-   * class loader.
-   *
-   * @param jobJar the job jar, or null to submit it with each job as {@code flink run} does
-   */
-  public static FlinkCluster start(
-      Path workDir,
-      int taskManagers,
-      int slotsPerTaskManager,
-      Map<String, String> environment,
-      Map<String, String> settings,
-      Path jobJar) {
     Objects.requireNonNull(workDir, "workDir");
     Path dir = workDir.toAbsolutePath();
     int rpcPort = LoopbackPorts.freePort();
@@ -210,11 +183,7 @@ public final class FlinkCluster implements AutoCloseable {
     ServiceClasspath.copyResource("flink-log4j2.properties", confDir.resolve("log4j.properties"));
     createDirectory(dir.resolve("tmp"));
 
-    List<Path> classpath = new ArrayList<>(ServiceClasspath.of(SERVICE));
-    Path jarOnClasspath = jobJar == null ? null : jobJar.toAbsolutePath();
-    if (jarOnClasspath != null) {
-      classpath.add(jarOnClasspath);
-    }
+    List<Path> classpath = ServiceClasspath.of(SERVICE);
     Map<String, String> env = Map.copyOf(environment);
     ServiceProcess jm =
         builder("jobmanager", dir, confDir, classpath, env)
@@ -223,8 +192,7 @@ public final class FlinkCluster implements AutoCloseable {
             .jvmOptions(JM_JVM.toArray(String[]::new))
             .logFile(dir.resolve("jobmanager.log"))
             .start();
-    FlinkCluster cluster =
-        new FlinkCluster(dir, confDir, List.copyOf(classpath), jarOnClasspath, env, restPort, jm);
+    FlinkCluster cluster = new FlinkCluster(dir, confDir, classpath, env, restPort, jm);
     try {
       jm.awaitReady(READY_TIMEOUT, () -> cluster.rest.overview() != null);
       for (int i = 0; i < taskManagers; i++) {
@@ -361,12 +329,7 @@ public final class FlinkCluster implements AutoCloseable {
     if (savepoint != null) {
       args.addAll(List.of("-s", savepoint));
     }
-    if (jobJarOnClasspath != null && jobJarOnClasspath.equals(jobJar.toAbsolutePath())) {
-      // The classes are on every JVM's class path: the job ships an empty jar, its main named.
-      args.addAll(List.of("-c", mainClassOf(jobJar), emptyJar().toString()));
-    } else {
-      args.add(jobJar.toAbsolutePath().toString());
-    }
+    args.add(jobJar.toAbsolutePath().toString());
     args.addAll(job.programArguments());
     String output = cli(args, clientEnvironment);
     Matcher matcher = JOB_ID.matcher(output);
@@ -518,34 +481,6 @@ public final class FlinkCluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the Flink configuration in " + confDir, e);
     }
-  }
-
-  private static String mainClassOf(Path jar) {
-    try (JarFile file = new JarFile(jar.toFile())) {
-      Manifest manifest = file.getManifest();
-      String main = manifest == null ? null : manifest.getMainAttributes().getValue("Main-Class");
-      if (main == null) {
-        throw new StackException(jar + " names no Main-Class");
-      }
-      return main;
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + jar, e);
-    }
-  }
-
-  /** A jar holding only a manifest: what the job ships when its classes are on the class path. */
-  private Path emptyJar() {
-    Path jar = dir.resolve("empty-job.jar");
-    if (!Files.exists(jar)) {
-      Manifest manifest = new Manifest();
-      manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-      try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest)) {
-        out.flush();
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot write " + jar, e);
-      }
-    }
-    return jar;
   }
 
   private static String quote(String value) {
