@@ -4,7 +4,7 @@
 #   ./bench.sh freshness [--rate 20000] [--duration 180s] [--window 10s] [--checkpoint-interval 10s]
 #   ./bench.sh backpressure [--fault writer|store] [--rate 20000] [--throttle 1500] [--store-latency 200ms] [--duration 180s]
 #   ./bench.sh anomalies [--users 100000] [--days 10] [--time-limit 15m]
-#   ./bench.sh anomaly-latency [--rate 20000] [--duration 180s] [--checkpoint-interval 10s]
+#   ./bench.sh anomaly-latency [--rate 20000] [--warmup 30s] [--duration 180s] [--checkpoint-interval 10s]
 #   ./bench.sh recovery [--kills 10] [--rate 5000] [--users 2000] [--cluster-set KEY=VALUE] [--tally-set KEY=VALUE]
 #   ./bench.sh compare [--events 1000000] [--rate 20000] [--duration 120s] [--kills 3]  # every leg, three figures
 #   ./bench.sh jmh          # the per-event JMH benchmarks: decode, validate, state update on RocksDB

@@ -27,10 +27,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Alert latency, live: Tally's job with anomalies on reads {@code --rate} events/s of {@link
- * LiveTraffic} (event time = the wall clock at sending), plus {@value #SPIKES_PER_SECOND} spikes a
- * second, each of a user of its own with a full 7-day baseline preloaded before the job starts; a
- * {@code read_committed} consumer of the anomaly topic times each spike's alert. Twice: with {@code
- * anomalies.kafka.delivery} {@code exactly-once} and {@code at-least-once}.
+ * LiveTraffic} (event time = the wall clock at sending), and after {@code --warmup} of it also
+ * {@value #SPIKES_PER_SECOND} spikes a second for {@code --duration}, each of a user of its own
+ * with a full 7-day baseline preloaded before the job starts; a {@code read_committed} consumer of
+ * the anomaly topic times each spike's alert. Twice: with {@code anomalies.kafka.delivery} {@code
+ * exactly-once} and {@code at-least-once}.
  *
  * <p>What is measured: alert visible to the consumer − the spike's source record timestamp (= its
  * event time = its send time). The contract decides a transaction once the watermark reaches the
@@ -59,8 +60,20 @@ final class AnomalyLatency {
     this.work = work;
   }
 
-  /** One delivery's samples and what went missing. */
-  record Run(String delivery, List<Long> samples, int sent, int missing, long target) {
+  /**
+   * One delivery's samples and what went missing.
+   *
+   * @param samples the latencies, ascending
+   * @param series each measured spike's send time (ms after the first spike) and latency, in the
+   *     order sent, so that a tail can be placed in the run (start-up, a checkpoint, a compaction)
+   */
+  record Run(
+      String delivery,
+      List<Long> samples,
+      List<long[]> series,
+      int sent,
+      int missing,
+      long target) {
 
     String summary() {
       if (samples.isEmpty()) {
@@ -118,14 +131,18 @@ final class AnomalyLatency {
               String.format(
                   Locale.ROOT,
                   "{\"delivery\": %s, \"sent\": %d, \"missing\": %d, \"p50_ms\": %d,"
-                      + " \"p99_ms\": %d, \"target_ms\": %d, \"samples_ms\": %s}",
+                      + " \"p99_ms\": %d, \"target_ms\": %d, \"samples_ms\": %s,"
+                      + " \"series_sent_ms_latency_ms\": %s}",
                   Report.quote(r.delivery()),
                   r.sent(),
                   r.missing(),
                   Freshness.percentile(r.samples(), 0.5),
                   Freshness.percentile(r.samples(), 0.99),
                   r.target(),
-                  r.samples()));
+                  r.samples(),
+                  r.series().stream()
+                      .map(p -> "[" + p[0] + ", " + p[1] + "]")
+                      .collect(java.util.stream.Collectors.joining(", ", "[", "]"))));
     }
     Files.writeString(out.resolve("anomaly-latency.json"), json.append("]}\n"));
     Bench.say("Written " + out.resolve("anomaly-latency.md") + " and .json; logs under " + work);
@@ -179,9 +196,10 @@ final class AnomalyLatency {
       Bench.say(
           String.format(
               Locale.ROOT,
-              "%s: job running; %,d events/s and %d spikes/s for %d s…",
+              "%s: job running; %,d events/s for %d s of warm-up, then with %d spikes/s for %d s…",
               delivery,
               o.rate,
+              o.warmup.toSeconds(),
               SPIKES_PER_SECOND,
               o.duration.toSeconds()));
       LiveTraffic traffic =
@@ -192,10 +210,17 @@ final class AnomalyLatency {
       Map<String, Long> seenAt = new ConcurrentHashMap<>();
       try (KafkaProducer<byte[], byte[]> producer =
           Preloader.producer(stack.kafka().bootstrapServers(), 0)) {
-        long stop = System.currentTimeMillis() + o.duration.toMillis();
+        // Spikes only after the warm-up: what is measured is the job's steady state, not its
+        // start (JIT, the first checkpoints, the preloaded baselines still being read).
+        long warm = System.currentTimeMillis() + o.warmup.toMillis();
+        while (System.currentTimeMillis() < warm && process.isAlive()) {
+          poll(consumer, seenAt);
+        }
+        long first = System.currentTimeMillis();
+        long stop = first + o.duration.toMillis();
         long quiet = o.outOfOrderness.toMillis() + 5_000;
         int next = 0;
-        long due = System.currentTimeMillis();
+        long due = first;
         while (System.currentTimeMillis() < stop && process.isAlive()) {
           long now = System.currentTimeMillis();
           if (now >= due && next < spikes) {
@@ -227,6 +252,8 @@ final class AnomalyLatency {
         throw new IllegalStateException("producing failed", traffic.failure());
       }
       List<Long> samples = new ArrayList<>();
+      List<long[]> series = new ArrayList<>();
+      long firstSent = sentAt.values().stream().mapToLong(Long::longValue).min().orElse(0);
       int missing = 0;
       for (Map.Entry<String, Long> e : sentAt.entrySet()) {
         Long seen = seenAt.get(e.getKey());
@@ -234,10 +261,12 @@ final class AnomalyLatency {
           missing++;
         } else {
           samples.add(seen - e.getValue());
+          series.add(new long[] {e.getValue() - firstSent, seen - e.getValue()});
         }
       }
       samples.sort(null);
-      return new Run(delivery, samples, sentAt.size(), missing, target);
+      series.sort((a, b) -> Long.compare(a[0], b[0]));
+      return new Run(delivery, samples, series, sentAt.size(), missing, target);
     } finally {
       JobRuns.endLiveJob(process, dir);
     }

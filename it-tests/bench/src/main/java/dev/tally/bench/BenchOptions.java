@@ -134,8 +134,8 @@ final class BenchOptions {
       defaultValue = "30s",
       converter = DurationConverter.class,
       description =
-          "freshness: traffic before the first window measured; recovery: before the first kill"
-              + " (default: ${DEFAULT-VALUE}).")
+          "freshness: traffic before the first window measured; recovery: before the first kill;"
+              + " anomaly-latency: traffic before the first spike (default: ${DEFAULT-VALUE}).")
   Duration warmup;
 
   @Option(
