@@ -51,7 +51,14 @@ final class Backpressure {
    */
   private static final String THROTTLED_MAIN = "dev.tally.bench.ThrottledTallyMain";
 
+  /**
+   * A TaskManager option, set on the local cluster by every mode but {@code defaults}: Tally's own
+   * local cluster debloats ({@code JobConfig#applyLocalTo}), so the modes without it say so.
+   */
   private static final String DEBLOAT = "taskmanager.network.memory.buffer-debloat.enabled=true";
+
+  private static final String NO_DEBLOAT =
+      "taskmanager.network.memory.buffer-debloat.enabled=false";
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(15);
 
   /** What is slow. */
@@ -85,7 +92,7 @@ final class Backpressure {
    * cluster.
    */
   enum Mode {
-    ALIGNED("aligned", List.of("checkpoints.unaligned=false"), List.of()),
+    ALIGNED("aligned", List.of("checkpoints.unaligned=false"), List.of(NO_DEBLOAT)),
     ALIGNED_DEBLOAT("aligned-debloat", List.of("checkpoints.unaligned=false"), List.of(DEBLOAT)),
     /** Unaligned, but a window end's timers all fire before a barrier is taken. */
     UNALIGNED_BLOCKING_TIMERS(
@@ -94,14 +101,14 @@ final class Backpressure {
             "checkpoints.unaligned=true",
             "checkpoints.aligned-timeout=0s",
             "checkpoints.interruptible-timers=false"),
-        List.of()),
+        List.of(NO_DEBLOAT)),
     UNALIGNED(
         "unaligned",
         List.of(
             "checkpoints.unaligned=true",
             "checkpoints.aligned-timeout=0s",
             "checkpoints.interruptible-timers=true"),
-        List.of()),
+        List.of(NO_DEBLOAT)),
     UNALIGNED_DEBLOAT(
         "unaligned-debloat",
         List.of(
@@ -116,7 +123,7 @@ final class Backpressure {
             "checkpoints.unaligned=true",
             "checkpoints.aligned-timeout=5s",
             "checkpoints.interruptible-timers=true"),
-        List.of()),
+        List.of(NO_DEBLOAT)),
     /** Tally's defaults, nothing overridden. */
     DEFAULTS("defaults", List.of(), List.of());
 

@@ -104,6 +104,9 @@ public final class ThrottledTallyMain implements Callable<Integer> {
     TallyConfig tally = TallyConfig.read(ConfigSource.load(config, overrides, System::getenv));
     TallyJob job = TallyModules.injector(tally).getInstance(TallyJob.class);
     Configuration flink = job.configuration();
+    // The embedded cluster as TallyMain --local sizes it (ExecutionEnvironments), then the
+    // bench's own TaskManager options, which may differ from Tally's (a mode without debloating).
+    tally.job().applyLocalTo(flink);
     flink.set(RestOptions.PORT, webPort);
     for (String setting : flinkSettings) {
       int eq = setting.indexOf('=');

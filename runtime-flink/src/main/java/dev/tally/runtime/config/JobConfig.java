@@ -98,9 +98,18 @@ public record JobConfig(
         "job.*", () -> new JobConfig(name, parallelism, maxParallelism, objectReuse, localManaged));
   }
 
-  /** Sizes the embedded cluster of a {@code --local} run; not for a job submitted to a cluster. */
+  /**
+   * Sizes the embedded cluster of a {@code --local} run; not for a job submitted to a cluster. Its
+   * TaskManager debloats network buffers, as a real cluster's configuration does
+   * (deploy/kubernetes, docs/deployment.md "Checkpoints under backpressure"): when the Iceberg
+   * writers fall behind, each buffer queued towards them shrinks to what they take in about a
+   * second, so the aggregator's next buffer, which a window end's timer waits for before a barrier
+   * can pass, comes back within that second instead of after several (docs/benchmarks.md,
+   * "Backpressure").
+   */
   public void applyLocalTo(Configuration flink) {
     flink.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, new MemorySize(localManagedMemoryBytes));
+    flink.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
   }
 
   /**

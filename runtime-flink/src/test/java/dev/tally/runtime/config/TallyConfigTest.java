@@ -25,6 +25,7 @@ import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend.PriorityQueueStateType;
 import org.apache.flink.state.rocksdb.PredefinedOptions;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
@@ -98,6 +99,23 @@ class TallyConfigTest {
     assertThat(flink.get(RestartStrategyOptions.RESTART_STRATEGY)).isEqualTo("exponential-delay");
     assertThat(flink.get(PipelineOptions.GENERIC_TYPES)).isFalse();
     assertThat(flink.get(PipelineOptions.AUTO_GENERATE_UIDS)).isFalse();
+  }
+
+  @Test
+  void theEmbeddedClusterDebloatsNetworkBuffersAsADeployedOneDoes() {
+    TallyConfig config = TallyConfig.read(ConfigSource.of(MINIMAL));
+
+    Configuration job = new Configuration();
+    config.job().applyTo(job);
+    Configuration local = new Configuration();
+    config.job().applyLocalTo(local);
+
+    assertThat(job.contains(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED))
+        .as("a TaskManager option: a job submitted to a cluster leaves it to the cluster")
+        .isFalse();
+    assertThat(local.get(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED))
+        .as("the --local cluster's TaskManager, under slow writers (docs/benchmarks.md)")
+        .isTrue();
   }
 
   @Test
