@@ -61,27 +61,37 @@ public final class FlinkCluster implements AutoCloseable {
           "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
 
   // Sized for a two-core machine that also runs Kafka, the catalog, the store and the tests.
-  // TaskManager: process 1536m = metaspace 512m + overhead 192m + Flink 832m; Flink 832m =
-  // framework heap 128m + task heap 320m + framework off-heap 128m + network 64m + managed 192m.
+  // TaskManager: process 2240m = metaspace 512m + overhead 192m + Flink 1536m; Flink 1536m =
+  // framework heap 128m + task heap 1024m + framework off-heap 128m + network 64m + managed 192m.
+  // The task heap holds every subtask a TaskManager may get: after a loss the survivor runs the
+  // lost one's subtasks too and catches up their backlog; at 320m (one subtask's need at 20,000
+  // events/s) such a TaskManager spent itself in garbage collection, stopped answering and died
+  // of OutOfMemoryError (./bench.sh recovery, docs/benchmarks.md).
   // Metaspace is twice Flink's default: a session cluster loads the ~180 MB job jar (Iceberg, the
   // AWS SDK, Hadoop, Kafka clients) in a fresh class loader for every job and every restart, and
   // 256m ran out (OutOfMemoryError: Metaspace) on the third job of one TaskManager.
   private static final String JM_PROCESS_SIZE = "1280m";
   private static final List<String> JM_JVM = List.of("-Xmx448m", "-XX:MaxMetaspaceSize=512m");
-  private static final String TM_PROCESS_SIZE = "1536m";
+  private static final String TM_PROCESS_SIZE = "2240m";
+  private static final String TM_TASK_HEAP = "1024m";
   private static final List<String> TM_JVM =
-      List.of("-Xmx448m", "-XX:MaxDirectMemorySize=192m", "-XX:MaxMetaspaceSize=512m");
+      List.of("-Xmx1152m", "-XX:MaxDirectMemorySize=192m", "-XX:MaxMetaspaceSize=512m");
 
   /**
    * How fast the cluster notices and replaces a lost TaskManager (docs/deployment.md, "Recovery",
    * measured by {@code ./bench.sh recovery}). A TaskManager killed outright stops answering the
    * JobManager's heartbeat RPCs at once (its sockets are closed, so each request fails fast): after
    * {@code rpc-failure-threshold} failed requests, one per {@code interval}, it is declared lost,
-   * instead of after the {@code timeout} that covers a TaskManager that hangs without failing.
+   * instead of after the {@code timeout} that covers a TaskManager that hangs without failing. Only
+   * an undeliverable request counts (RecipientUnreachableException); a slow answer is left to the
+   * timeout. At 500 ms the restart that follows the survivors' own failure (their broken
+   * connections, within ~0.3 s) came before the loss was declared: it deployed into the dead
+   * TaskManager's slots, failed and restarted twice more; at 100 ms the loss was declared first and
+   * the job restarted once.
    */
   public static final Map<String, String> RECOVERY =
       Map.of(
-          "heartbeat.interval", "500 ms",
+          "heartbeat.interval", "100 ms",
           "heartbeat.timeout", "5 s",
           "heartbeat.rpc-failure-threshold", "2");
 
@@ -162,7 +172,7 @@ public final class FlinkCluster implements AutoCloseable {
     config.put("taskmanager.cpu.cores", Integer.toString(slotsPerTaskManager));
     config.put("taskmanager.memory.process.size", TM_PROCESS_SIZE);
     config.put("taskmanager.memory.framework.heap.size", "128m");
-    config.put("taskmanager.memory.task.heap.size", "320m");
+    config.put("taskmanager.memory.task.heap.size", TM_TASK_HEAP);
     config.put("taskmanager.memory.framework.off-heap.size", "128m");
     config.put("taskmanager.memory.task.off-heap.size", "0m");
     config.put("taskmanager.memory.managed.size", "192m");
