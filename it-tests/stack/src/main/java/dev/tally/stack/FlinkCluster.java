@@ -15,6 +15,10 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -339,7 +343,13 @@ public final class FlinkCluster implements AutoCloseable {
     if (savepoint != null) {
       args.addAll(List.of("-s", savepoint));
     }
-    args.add(jobJar.toAbsolutePath().toString());
+    // The job jar is read by every JVM from the path it has on disk, as every pod of an image
+    // reads it from usrlib/: the job ships a jar holding only a manifest and names the real one by
+    // its URL (-C, pipeline.classpaths). A TaskManager that never ran the job then builds its
+    // class loader from the local file instead of fetching ~180 MB from the blob server first.
+    Path jar = jobJar.toAbsolutePath();
+    args.addAll(List.of("-C", jar.toUri().toString(), "-c", mainClassOf(jar)));
+    args.add(emptyJar().toString());
     args.addAll(job.programArguments());
     String output = cli(args, clientEnvironment);
     Matcher matcher = JOB_ID.matcher(output);
@@ -491,6 +501,34 @@ public final class FlinkCluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the Flink configuration in " + confDir, e);
     }
+  }
+
+  private static String mainClassOf(Path jar) {
+    try (JarFile file = new JarFile(jar.toFile())) {
+      Manifest manifest = file.getManifest();
+      String main = manifest == null ? null : manifest.getMainAttributes().getValue("Main-Class");
+      if (main == null) {
+        throw new StackException(jar + " names no Main-Class");
+      }
+      return main;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + jar, e);
+    }
+  }
+
+  /** A jar holding only a manifest: what a job ships when its classes come from -C. */
+  private Path emptyJar() {
+    Path jar = dir.resolve("empty-job.jar");
+    if (!Files.exists(jar)) {
+      Manifest manifest = new Manifest();
+      manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+      try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest)) {
+        out.flush();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write " + jar, e);
+      }
+    }
+    return jar;
   }
 
   private static String quote(String value) {
