@@ -19,6 +19,7 @@ import dev.tally.stack.LocalStack;
 import dev.tally.stack.TallyJobLauncher;
 import dev.tally.stack.TallyYaml;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -28,6 +29,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.junit.jupiter.api.AfterAll;
@@ -102,6 +104,14 @@ class FlinkClusterIT {
     Scenario s = new Scenario("failover", dataset(2));
     String jobId = cluster.submit(jobJar, 2, null, s.job(false));
     await("all tasks run", Duration.ofMinutes(2), () -> cluster.allTasksRunning(jobId));
+    // Every JVM reads the job jar from its own path, as the pods of an image read usrlib/: it
+    // does not travel through the blob server, so a TaskManager that never ran the job has no
+    // ~180 MB to fetch before its tasks start (docs/deployment.md).
+    assertThat(largestBlob())
+        .as(
+            "the largest file of the blob server and caches, bytes (the job jar: %d)",
+            Files.size(jobJar))
+        .isLessThan(Files.size(jobJar) / 10);
     // Traffic arrives while the job runs, so the kill hits it mid-stream.
     CompletableFuture<Map<Rejection, Long>> producing =
         CompletableFuture.supplyAsync(() -> s.produce(s.data.inputs(), Duration.ofSeconds(15)));
@@ -209,6 +219,12 @@ class FlinkClusterIT {
     await("the bounded SQL job finishes", Duration.ofMinutes(3), () -> isFinal(jobId));
     assertThat(cluster.jobStatus(jobId)).isEqualTo("FINISHED");
     assertThat(SeedSqlInput.readSeedTable(catalog, SeedSqlInput.TABLE)).isEqualTo(oracle);
+  }
+
+  private static long largestBlob() throws IOException {
+    try (Stream<Path> files = Files.walk(root.resolve("flink").resolve("blobs"))) {
+      return files.mapToLong(file -> file.toFile().length()).max().orElse(0);
+    }
   }
 
   private static boolean isFinal(String jobId) {

@@ -15,6 +15,10 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -61,27 +65,37 @@ public final class FlinkCluster implements AutoCloseable {
           "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
 
   // Sized for a two-core machine that also runs Kafka, the catalog, the store and the tests.
-  // TaskManager: process 1536m = metaspace 512m + overhead 192m + Flink 832m; Flink 832m =
-  // framework heap 128m + task heap 320m + framework off-heap 128m + network 64m + managed 192m.
+  // TaskManager: process 2240m = metaspace 512m + overhead 192m + Flink 1536m; Flink 1536m =
+  // framework heap 128m + task heap 1024m + framework off-heap 128m + network 64m + managed 192m.
+  // The task heap holds every subtask a TaskManager may get: after a loss the survivor runs the
+  // lost one's subtasks too and catches up their backlog; at 320m (one subtask's need at 20,000
+  // events/s) such a TaskManager spent itself in garbage collection, stopped answering and died
+  // of OutOfMemoryError (./bench.sh recovery, docs/benchmarks.md).
   // Metaspace is twice Flink's default: a session cluster loads the ~180 MB job jar (Iceberg, the
   // AWS SDK, Hadoop, Kafka clients) in a fresh class loader for every job and every restart, and
   // 256m ran out (OutOfMemoryError: Metaspace) on the third job of one TaskManager.
   private static final String JM_PROCESS_SIZE = "1280m";
   private static final List<String> JM_JVM = List.of("-Xmx448m", "-XX:MaxMetaspaceSize=512m");
-  private static final String TM_PROCESS_SIZE = "1536m";
+  private static final String TM_PROCESS_SIZE = "2240m";
+  private static final String TM_TASK_HEAP = "1024m";
   private static final List<String> TM_JVM =
-      List.of("-Xmx448m", "-XX:MaxDirectMemorySize=192m", "-XX:MaxMetaspaceSize=512m");
+      List.of("-Xmx1152m", "-XX:MaxDirectMemorySize=192m", "-XX:MaxMetaspaceSize=512m");
 
   /**
    * How fast the cluster notices and replaces a lost TaskManager (docs/deployment.md, "Recovery",
    * measured by {@code ./bench.sh recovery}). A TaskManager killed outright stops answering the
    * JobManager's heartbeat RPCs at once (its sockets are closed, so each request fails fast): after
    * {@code rpc-failure-threshold} failed requests, one per {@code interval}, it is declared lost,
-   * instead of after the {@code timeout} that covers a TaskManager that hangs without failing.
+   * instead of after the {@code timeout} that covers a TaskManager that hangs without failing. Only
+   * an undeliverable request counts (RecipientUnreachableException); a slow answer is left to the
+   * timeout. At 500 ms the restart that follows the survivors' own failure (their broken
+   * connections, within ~0.3 s) came before the loss was declared: it deployed into the dead
+   * TaskManager's slots, failed and restarted twice more; at 100 ms the loss was declared first and
+   * the job restarted once.
    */
   public static final Map<String, String> RECOVERY =
       Map.of(
-          "heartbeat.interval", "500 ms",
+          "heartbeat.interval", "100 ms",
           "heartbeat.timeout", "5 s",
           "heartbeat.rpc-failure-threshold", "2");
 
@@ -162,7 +176,7 @@ public final class FlinkCluster implements AutoCloseable {
     config.put("taskmanager.cpu.cores", Integer.toString(slotsPerTaskManager));
     config.put("taskmanager.memory.process.size", TM_PROCESS_SIZE);
     config.put("taskmanager.memory.framework.heap.size", "128m");
-    config.put("taskmanager.memory.task.heap.size", "320m");
+    config.put("taskmanager.memory.task.heap.size", TM_TASK_HEAP);
     config.put("taskmanager.memory.framework.off-heap.size", "128m");
     config.put("taskmanager.memory.task.off-heap.size", "0m");
     config.put("taskmanager.memory.managed.size", "192m");
@@ -329,7 +343,13 @@ public final class FlinkCluster implements AutoCloseable {
     if (savepoint != null) {
       args.addAll(List.of("-s", savepoint));
     }
-    args.add(jobJar.toAbsolutePath().toString());
+    // The job jar is read by every JVM from the path it has on disk, as every pod of an image
+    // reads it from usrlib/: the job ships a jar holding only a manifest and names the real one by
+    // its URL (-C, pipeline.classpaths). A TaskManager that never ran the job then builds its
+    // class loader from the local file instead of fetching ~180 MB from the blob server first.
+    Path jar = jobJar.toAbsolutePath();
+    args.addAll(List.of("-C", jar.toUri().toString(), "-c", mainClassOf(jar)));
+    args.add(emptyJar().toString());
     args.addAll(job.programArguments());
     String output = cli(args, clientEnvironment);
     Matcher matcher = JOB_ID.matcher(output);
@@ -481,6 +501,34 @@ public final class FlinkCluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the Flink configuration in " + confDir, e);
     }
+  }
+
+  private static String mainClassOf(Path jar) {
+    try (JarFile file = new JarFile(jar.toFile())) {
+      Manifest manifest = file.getManifest();
+      String main = manifest == null ? null : manifest.getMainAttributes().getValue("Main-Class");
+      if (main == null) {
+        throw new StackException(jar + " names no Main-Class");
+      }
+      return main;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + jar, e);
+    }
+  }
+
+  /** A jar holding only a manifest: what a job ships when its classes come from -C. */
+  private Path emptyJar() {
+    Path jar = dir.resolve("empty-job.jar");
+    if (!Files.exists(jar)) {
+      Manifest manifest = new Manifest();
+      manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+      try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest)) {
+        out.flush();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write " + jar, e);
+      }
+    }
+    return jar;
   }
 
   private static String quote(String value) {
