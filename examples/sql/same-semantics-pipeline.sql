@@ -6,7 +6,8 @@
 --   * window TVF aggregation, one row per key and hour, upserted into its own table.
 -- What it still does not do: it cannot tell a conflicting duplicate from an exact one (both are dropped, none
 -- is sent to a dead-letter topic), nor reject late events, malformed records or overflowing sums.
--- Environment: as seed-pipeline.sql.
+-- Environment: as seed-pipeline.sql, WINDOW_SIZE and OUT_OF_ORDERNESS included (the window length and the
+-- watermark's bound, default one hour and 5 seconds as in the seed).
 
 SET 'table.exec.state.ttl' = '24 h';
 
@@ -17,7 +18,7 @@ CREATE TABLE kafka_transactions_source (
   currency STRING,
   event_timestamp TIMESTAMP(3),
   proc_time AS PROCTIME(),
-  WATERMARK FOR event_timestamp AS event_timestamp - INTERVAL '5' SECOND
+  WATERMARK FOR event_timestamp AS event_timestamp - ${OUT_OF_ORDERNESS:-INTERVAL '5' SECOND}
 ) WITH (
   'connector' = 'kafka',
   'topic' = 'financial-transactions',
@@ -69,5 +70,5 @@ SELECT
   window_end,
   SUM(amount_cents) AS total_spent_cents,
   COUNT(*) AS transaction_count
-FROM TABLE(TUMBLE(TABLE first_seen, DESCRIPTOR(event_timestamp), INTERVAL '1' HOUR))
+FROM TABLE(TUMBLE(TABLE first_seen, DESCRIPTOR(event_timestamp), ${WINDOW_SIZE:-INTERVAL '1' HOUR}))
 GROUP BY user_id, currency, window_start, window_end;

@@ -1,7 +1,7 @@
 -- The seed's pipeline with Flink's window table-valued functions instead of the legacy GROUP BY TUMBLE(...), which
 -- Flink documents as deprecated in favour of TVFs. Same source, catalog and table, the same rows; run it like
 -- seed-pipeline.sql (docs/sql.md). Unlike the seed, the table is created only if absent, so this script can follow
--- the seed's on the same catalog.
+-- the seed's on the same catalog. Environment: as seed-pipeline.sql, WINDOW_SIZE and OUT_OF_ORDERNESS included.
 
 CREATE TABLE kafka_transactions_source (
   transaction_id STRING,
@@ -9,7 +9,7 @@ CREATE TABLE kafka_transactions_source (
   amount_cents BIGINT,
   currency STRING,
   event_timestamp TIMESTAMP(3),
-  WATERMARK FOR event_timestamp AS event_timestamp - INTERVAL '5' SECOND
+  WATERMARK FOR event_timestamp AS event_timestamp - ${OUT_OF_ORDERNESS:-INTERVAL '5' SECOND}
 ) WITH (
   'connector' = 'kafka',
   'topic' = 'financial-transactions',
@@ -50,7 +50,7 @@ SELECT
   SUM(amount_cents) AS total_spent_cents,
   COUNT(*) AS transaction_count
 FROM TABLE(
-  TUMBLE(TABLE kafka_transactions_source, DESCRIPTOR(event_timestamp), INTERVAL '1' HOUR))
+  TUMBLE(TABLE kafka_transactions_source, DESCRIPTOR(event_timestamp), ${WINDOW_SIZE:-INTERVAL '1' HOUR}))
 GROUP BY
   user_id,
   window_start,

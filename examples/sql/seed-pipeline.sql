@@ -3,17 +3,21 @@
 --
 --   TallyMain sql --file examples/sql/seed-pipeline.sql --config tally.yaml
 --
--- Only endpoints are parameterized (${VAR} from the environment, ${VAR:-default} where the seed's value is a
--- sensible default). Four additions, each marked "not in the seed":
+-- Only endpoints and the two durations are parameterized (${VAR} from the environment, ${VAR:-default} where the
+-- seed's value is a sensible default). Five additions, each marked "not in the seed":
 --   * scan.startup.mode keeps the seed's latest-offset by default; SCAN_STARTUP_MODE=earliest-offset replays the topic;
 --   * scan.bounded.mode (default unbounded, the seed's behaviour); SCAN_BOUNDED_MODE=latest-offset makes the job read up
 --     to the offsets current at its start and finish: every window fires and the last checkpoint commits (benchmarks,
 --     backfills, tests);
 --   * the S3 endpoint and path-style access, which an S3-compatible store needs (on AWS S3, set S3_ENDPOINT to the
 --     region's endpoint, e.g. https://s3.eu-west-1.amazonaws.com);
---   * CREATE DATABASE IF NOT EXISTS: a REST catalog does not create the namespace on its own.
+--   * CREATE DATABASE IF NOT EXISTS: a REST catalog does not create the namespace on its own;
+--   * the window length, WINDOW_SIZE (default the seed's INTERVAL '1' HOUR), and the watermark's bound on
+--     out-of-orderness, OUT_OF_ORDERNESS (default the seed's INTERVAL '5' SECOND), each a Flink SQL interval literal,
+--     e.g. WINDOW_SIZE="INTERVAL '10' SECOND": short windows for a live freshness run (docs/benchmarks.md).
 -- Environment: KAFKA_BOOTSTRAP_SERVERS, ICEBERG_REST_URI, ICEBERG_WAREHOUSE, S3_ENDPOINT, S3_PATH_STYLE_ACCESS,
--- SCAN_STARTUP_MODE, SCAN_BOUNDED_MODE; S3 keys and region from the AWS SDK's default chain (AWS_ACCESS_KEY_ID, ...).
+-- SCAN_STARTUP_MODE, SCAN_BOUNDED_MODE, WINDOW_SIZE, OUT_OF_ORDERNESS; S3 keys and region from the AWS SDK's default
+-- chain (AWS_ACCESS_KEY_ID, ...).
 
 -- Flink Streaming SQL: Continuous ingestion into Iceberg lakehouse
 -- 1. Define Kafka Source Table
@@ -23,7 +27,8 @@ CREATE TABLE kafka_transactions_source (
   amount_cents BIGINT,
   currency STRING,
   event_timestamp TIMESTAMP(3),
-  WATERMARK FOR event_timestamp AS event_timestamp - INTERVAL '5' SECOND
+  -- not in the seed: the bound from the environment
+  WATERMARK FOR event_timestamp AS event_timestamp - ${OUT_OF_ORDERNESS:-INTERVAL '5' SECOND}
 ) WITH (
   'connector' = 'kafka',
   'topic' = 'financial-transactions',
@@ -63,10 +68,11 @@ CREATE TABLE iceberg_catalog.analytics.user_hourly_spending (
 INSERT INTO iceberg_catalog.analytics.user_hourly_spending
 SELECT
   user_id,
-  TUMBLE_START(event_timestamp, INTERVAL '1' HOUR) AS window_start,
+  -- not in the seed: the window length from the environment
+  TUMBLE_START(event_timestamp, ${WINDOW_SIZE:-INTERVAL '1' HOUR}) AS window_start,
   SUM(amount_cents) AS total_spent_cents,
   COUNT(*) AS transaction_count
 FROM kafka_transactions_source
 GROUP BY
   user_id,
-  TUMBLE(event_timestamp, INTERVAL '1' HOUR);
+  TUMBLE(event_timestamp, ${WINDOW_SIZE:-INTERVAL '1' HOUR});

@@ -269,7 +269,7 @@ public final class Bench implements Callable<Integer> {
   static List<LegResult> throughput(BenchOptions o, LocalStack stack, Path out, Path work)
       throws Exception {
     // The seed's topic name: its SQL script reads this topic and no other.
-    String topic = "financial-transactions";
+    String topic = SqlLeg.TOPIC;
     stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
     long window = 3_600_000L;
     long span = o.hours * window;

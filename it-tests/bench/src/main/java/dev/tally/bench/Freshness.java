@@ -42,6 +42,11 @@ import org.apache.iceberg.types.Types;
  * <p>A row cannot be final before its window's end plus the watermark's out-of-orderness bound;
  * after that it waits for the next checkpoint to complete. So the target is p99 ≤ out-of-orderness
  * + checkpoint interval + 2 s.
+ *
+ * <p>The legs: Tally's job, the Spark job, and the SQL legs' scripts ({@link SqlLeg}) through the
+ * job jar's SQL runner as the throughput run starts them, here unbounded, with the run's window and
+ * out-of-orderness ({@code WINDOW_SIZE}, {@code OUT_OF_ORDERNESS}). The scripts read the seed's
+ * fixed topic and write their fixed tables: the run empties that topic and drops that table first.
  */
 final class Freshness {
 
@@ -52,6 +57,8 @@ final class Freshness {
   private final Path out;
   private final Path work;
   private final String leg;
+  private final SqlLeg sql;
+  private final String namespace;
   private final String table;
 
   /** Tally's job, as {@code ./bench.sh freshness} measures it. */
@@ -60,19 +67,25 @@ final class Freshness {
   }
 
   /**
-   * @param leg {@code tally} (the job jar's {@code TallyMain --local}) or {@code spark} (the Spark
+   * @param leg {@code tally} (the job jar's {@code TallyMain --local}), {@code spark} (the Spark
    *     job, its micro-batch interval the checkpoint interval: each micro-batch commits once, as
-   *     each checkpoint does)
+   *     each checkpoint does), {@code sql} or {@code sql-same} (the script of that leg, {@code
+   *     TallyMain sql --local --file ...})
    */
   Freshness(BenchOptions options, Path out, Path work, String leg) {
-    if (!leg.equals("tally") && !leg.equals("spark")) {
-      throw new IllegalArgumentException("no live freshness run for leg " + leg);
-    }
+    this.sql =
+        switch (leg) {
+          case "tally", "spark" -> null;
+          case "sql" -> SqlLeg.seed();
+          case "sql-same" -> SqlLeg.sameSemantics();
+          default -> throw new IllegalArgumentException("no live freshness run for leg " + leg);
+        };
     this.o = options;
     this.out = out;
     this.work = work;
     this.leg = leg;
-    this.table = leg.equals("tally") ? TALLY_TABLE : SPARK_TABLE;
+    this.namespace = sql == null ? BenchContext.NAMESPACE : SqlLeg.NAMESPACE;
+    this.table = sql != null ? sql.table() : leg.equals("tally") ? TALLY_TABLE : SPARK_TABLE;
   }
 
   /**
@@ -154,7 +167,17 @@ final class Freshness {
 
   /** One live run of the leg's job on {@code stack}, on a topic and table of this leg's own. */
   Measured measure(LocalStack stack) throws Exception {
-    String topic = "bench-live-" + leg;
+    String topic = sql == null ? "bench-live-" + leg : SqlLeg.TOPIC;
+    if (sql != null) {
+      // The script reads its fixed topic from the first offset: an empty one, so that it reads what
+      // the traffic produces and nothing an earlier leg left there; and the seed's CREATE TABLE has
+      // no IF NOT EXISTS, and an earlier leg's rows are not this run's.
+      stack.kafka().deleteTopic(topic);
+      try (RESTCatalog catalog = new RESTCatalog()) {
+        catalog.initialize("bench-freshness-" + leg, stack.catalog().clientProperties());
+        catalog.dropTable(TableIdentifier.of(namespace, table), true);
+      }
+    }
     stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
     Path dir = Files.createDirectories(work.resolve(leg));
     Path log = dir.resolve("job.log");
@@ -171,7 +194,10 @@ final class Freshness {
               o.window.toMillis(),
               o.checkpointInterval.toSeconds(),
               o.outOfOrderness.toMillis()));
-      LiveExpectation expected = new LiveExpectation(o.window.toMillis());
+      // Live traffic is valid and unique (no duplicates, nothing late): the seed's SQL, without
+      // dedupe, must count it exactly too, summed over the currencies.
+      LiveExpectation expected =
+          new LiveExpectation(o.window.toMillis(), sql == null || sql.byCurrency());
       LiveTraffic traffic =
           new LiveTraffic(
               stack.kafka().bootstrapServers(),
@@ -230,9 +256,7 @@ final class Freshness {
       long lastEnd = stopProducing - o.outOfOrderness.toMillis();
       String verdict =
           expected.verdict(
-              IcebergStats.rows(catalog, BenchContext.NAMESPACE, table),
-              lastEnd / w * w,
-              lastEnd / w * w);
+              IcebergStats.rows(catalog, namespace, table), lastEnd / w * w, lastEnd / w * w);
       catalog.close();
       boolean died = !process.isAlive();
       JobRuns.endLiveJob(process, dir);
@@ -271,32 +295,40 @@ final class Freshness {
       SparkJob.awaitStarted(process, log, Long.MIN_VALUE);
       return process;
     }
+    // The SQL legs: the Tally table named in the shared configuration is unused, the script names
+    // its own; state backend, checkpoints and parallelism from it, as in the throughput run.
     Path config =
-        JobRuns.writeConfig(dir, stack, topic, table, o.parallelism, o.checkpointInterval);
+        JobRuns.writeConfig(
+            dir,
+            stack,
+            topic,
+            sql == null ? table : "sql_unused",
+            o.parallelism,
+            o.checkpointInterval);
     int webPort = LoopbackPorts.freePort();
     TallyJobLauncher job =
-        TallyJobLauncher.of(config)
-            .overrides(
-                List.of(
-                    "aggregation.window-size=" + o.window.toMillis() + "ms",
-                    "watermarks.out-of-orderness=" + o.outOfOrderness.toMillis() + "ms"));
+        sql == null
+            ? TallyJobLauncher.of(config)
+                .overrides(
+                    List.of(
+                        "aggregation.window-size=" + o.window.toMillis() + "ms",
+                        "watermarks.out-of-orderness=" + o.outOfOrderness.toMillis() + "ms"))
+            : TallyJobLauncher.of(config)
+                .leadingArguments(List.of("sql", "--file", sql.script().toString()));
+    Map<String, String> environment =
+        sql == null
+            ? stack.objectStore().awsClientEnvironment()
+            : SqlLeg.liveEnvironment(stack, o.window, o.outOfOrderness);
     MeasuredProcess process =
         MeasuredProcess.start(
-            JobRuns.locally(
-                    job,
-                    o.jobJar(),
-                    o.flinkLib(),
-                    webPort,
-                    dir,
-                    stack.objectStore().awsClientEnvironment())
-                .process(log));
+            JobRuns.locally(job, o.jobJar(), o.flinkLib(), webPort, dir, environment).process(log));
     JobRuns.awaitJobId(FlinkRestClient.onLoopback(webPort), process, log);
     return process;
   }
 
   /** The commit time of the table's first snapshot that added rows; {@code MAX_VALUE} if none. */
   private long firstCommit(RESTCatalog catalog) {
-    TableIdentifier id = TableIdentifier.of(BenchContext.NAMESPACE, table);
+    TableIdentifier id = TableIdentifier.of(namespace, table);
     if (!catalog.tableExists(id)) {
       return Long.MAX_VALUE;
     }
@@ -312,12 +344,15 @@ final class Freshness {
 
   /** Records, for each snapshot not seen yet, the windows whose rows its added data files hold. */
   private void follow(RESTCatalog catalog, Set<Long> seen, TreeMap<Long, Long> readableAt) {
-    TableIdentifier id = TableIdentifier.of(BenchContext.NAMESPACE, table);
+    TableIdentifier id = TableIdentifier.of(namespace, table);
     if (!catalog.tableExists(id)) {
       return;
     }
     Table table = catalog.loadTable(id);
-    int field = table.schema().findField("window_start").fieldId();
+    // A timestamp with zone (Tally's, Spark's) or without (the SQL scripts', UTC here): either way
+    // microseconds since the epoch.
+    Types.NestedField windowStart = table.schema().findField("window_start");
+    int field = windowStart.fieldId();
     long w = o.window.toMillis();
     for (Snapshot snapshot : table.snapshots()) {
       if (!seen.add(snapshot.snapshotId())) {
@@ -334,8 +369,8 @@ final class Freshness {
         if (lower == null || upper == null) {
           continue;
         }
-        long lo = (Long) Conversions.fromByteBuffer(Types.TimestampType.withZone(), lower) / 1000;
-        long hi = (Long) Conversions.fromByteBuffer(Types.TimestampType.withZone(), upper) / 1000;
+        long lo = (Long) Conversions.fromByteBuffer(windowStart.type(), lower) / 1000;
+        long hi = (Long) Conversions.fromByteBuffer(windowStart.type(), upper) / 1000;
         for (long start = lo; start <= hi; start += w) {
           readableAt.merge(start, snapshot.timestampMillis(), Math::max);
         }

@@ -38,6 +38,22 @@ record LegResult(
     return new LegResult(name, "failed", why, 0, 0, 0, 0, 0, -1, -1, -1);
   }
 
+  /** This result with another note. */
+  LegResult withNote(String other) {
+    return new LegResult(
+        name,
+        status,
+        other,
+        records,
+        processingSeconds,
+        processWallSeconds,
+        cpuSeconds,
+        peakRssMib,
+        icebergCommits,
+        icebergDataFiles,
+        icebergDeleteFiles);
+  }
+
   boolean measured() {
     return status.equals("ok") || status.equals("wrong");
   }

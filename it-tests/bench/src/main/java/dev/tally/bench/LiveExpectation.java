@@ -16,16 +16,28 @@ final class LiveExpectation {
   static final String EXACT = "exact:";
 
   private final long windowMillis;
+  private final boolean byCurrency;
   // {total_spent_cents, transaction_count, window end} by IcebergStats.Rows.key
   private final Map<String, long[]> rows = new HashMap<>();
 
+  /** Totals by (user, currency, window), as Tally's table keeps them. */
   LiveExpectation(long windowMillis) {
+    this(windowMillis, true);
+  }
+
+  /**
+   * @param byCurrency false for a table keyed by (user, window) alone, its totals summed over the
+   *     currencies (the seed's SQL): keys then have {@link IcebergStats.Rows#ANY_CURRENCY}
+   */
+  LiveExpectation(long windowMillis, boolean byCurrency) {
     this.windowMillis = windowMillis;
+    this.byCurrency = byCurrency;
   }
 
   synchronized void add(Workload.Event event) {
     long start = Math.floorDiv(event.eventTimeMillis(), windowMillis) * windowMillis;
-    String key = IcebergStats.Rows.key("user-" + event.user(), event.currency(), start);
+    String currency = byCurrency ? event.currency() : IcebergStats.Rows.ANY_CURRENCY;
+    String key = IcebergStats.Rows.key("user-" + event.user(), currency, start);
     long[] totals = rows.computeIfAbsent(key, k -> new long[] {0, 0, start + windowMillis});
     totals[0] += event.amountCents();
     totals[1]++;
