@@ -14,9 +14,11 @@ import java.util.Map;
  * measures it, then freshness and recovery live, each on a stack of its own, then one table and one
  * chart ({@link CompareTable}).
  *
- * <p>Freshness and recovery are measured for the legs whose windows can be short: Tally's job and
- * the Spark job. The seed's SQL scripts fix one-hour windows, so a live run of minutes closes at
- * most one of them: those figures are reported as not measured, with that reason.
+ * <p>Freshness is measured for the legs whose windows can be short: Tally's job and the Spark job.
+ * The seed's SQL scripts fix one-hour windows, so a live run of minutes closes at most one of them:
+ * that figure is reported as not measured, with that reason. Recovery is measured for every leg;
+ * the SQL legs' tables are checked after a drained stop, which closes every window ({@link
+ * SqlRecoveryJob}).
  */
 final class Compare {
 
@@ -74,8 +76,14 @@ final class Compare {
         Bench.say("Freshness of " + leg + ": " + freshness.get(leg));
         write(throughput, freshness, recovery);
       }
-      for (String leg : List.of("tally", "spark")) {
-        String unavailable = leg.equals("spark") ? SparkJob.unavailable() : null;
+      for (String leg : List.of("tally", "spark", "sql", "sql-same")) {
+        SqlLeg sql = leg.equals("sql") ? SqlLeg.seed() : SqlLeg.sameSemantics();
+        String unavailable =
+            switch (leg) {
+              case "spark" -> SparkJob.unavailable();
+              case "sql", "sql-same" -> sql.unavailable(o.jobJar());
+              default -> null;
+            };
         if (unavailable != null) {
           recovery.put(leg, LatencyFigure.notMeasured(unavailable));
           continue;
@@ -86,9 +94,13 @@ final class Compare {
             leg,
             guarded(
                 () ->
-                    leg.equals("tally")
-                        ? new Recovery(o, kills, Map.of(), dir, dir).figure(stack)
-                        : new SparkRecovery(o, kills, dir).figure(stack)));
+                    switch (leg) {
+                      case "tally" -> new Recovery(o, kills, Map.of(), dir, dir).figure(stack);
+                      case "spark" -> new SparkRecovery(o, kills, dir).figure(stack);
+                      default ->
+                          new Recovery(o, kills, Map.of(), dir, dir, new SqlRecoveryJob(sql, o))
+                              .figure(stack);
+                    }));
         Bench.say("Recovery of " + leg + ": " + recovery.get(leg));
         write(throughput, freshness, recovery);
       }

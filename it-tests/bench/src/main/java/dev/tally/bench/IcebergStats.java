@@ -3,7 +3,9 @@ package dev.tally.bench;
 import dev.tally.stack.LocalStack;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.iceberg.Snapshot;
@@ -42,13 +44,20 @@ record IcebergStats(
    */
   record Rows(long watermark, Map<String, long[]> rows, long duplicateKeys) {
 
+    /** The currency of a row's key in a table keyed without currency (the seed's). */
+    static final String ANY_CURRENCY = "*";
+
     /** The key of a row: user, currency and window start in epoch milliseconds. */
     static String key(String user, String currency, long windowStartMillis) {
       return user + '|' + currency + '|' + windowStartMillis;
     }
   }
 
-  /** The current rows of {@code namespace.table} as a reader sees them (deletes applied). */
+  /**
+   * The current rows of {@code namespace.table} as a reader sees them (deletes applied): Tally's
+   * table, or a SQL script's, whose {@code window_start} is a timestamp without zone (read as UTC)
+   * and which may have no {@code currency} ({@link Rows#ANY_CURRENCY} then).
+   */
   static Rows rows(RESTCatalog catalog, String namespace, String table) {
     TableIdentifier id = TableIdentifier.of(namespace, table);
     if (!catalog.tableExists(id)) {
@@ -60,6 +69,7 @@ record IcebergStats(
       return new Rows(Long.MIN_VALUE, Map.of(), 0);
     }
     String marker = current.summary().get(WATERMARK);
+    boolean byCurrency = t.schema().findField("currency") != null;
     Map<String, long[]> rows = new HashMap<>();
     long duplicates = 0;
     try (CloseableIterable<Record> records =
@@ -68,8 +78,8 @@ record IcebergStats(
         String key =
             Rows.key(
                 (String) r.getField("user_id"),
-                (String) r.getField("currency"),
-                ((OffsetDateTime) r.getField("window_start")).toInstant().toEpochMilli());
+                byCurrency ? (String) r.getField("currency") : Rows.ANY_CURRENCY,
+                epochMillis(r.getField("window_start")));
         long[] totals = {
           (Long) r.getField("total_spent_cents"), (Long) r.getField("transaction_count")
         };
@@ -81,6 +91,12 @@ record IcebergStats(
       throw new UncheckedIOException(e);
     }
     return new Rows(marker == null ? Long.MIN_VALUE : Long.parseLong(marker), rows, duplicates);
+  }
+
+  private static long epochMillis(Object timestamp) {
+    return timestamp instanceof OffsetDateTime withZone
+        ? withZone.toInstant().toEpochMilli()
+        : ((LocalDateTime) timestamp).toInstant(ZoneOffset.UTC).toEpochMilli();
   }
 
   static IcebergStats read(LocalStack stack, String table) {

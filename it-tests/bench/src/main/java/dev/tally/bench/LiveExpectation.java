@@ -16,16 +16,28 @@ final class LiveExpectation {
   static final String EXACT = "exact:";
 
   private final long windowMillis;
+  private final boolean byCurrency;
   // {total_spent_cents, transaction_count, window end} by IcebergStats.Rows.key
   private final Map<String, long[]> rows = new HashMap<>();
 
+  /** Totals by (user, currency, window), as Tally's table keeps them. */
   LiveExpectation(long windowMillis) {
+    this(windowMillis, true);
+  }
+
+  /**
+   * @param byCurrency false for a table keyed by (user, window) alone, its totals summed over the
+   *     currencies (the seed's SQL): keys then have {@link IcebergStats.Rows#ANY_CURRENCY}
+   */
+  LiveExpectation(long windowMillis, boolean byCurrency) {
     this.windowMillis = windowMillis;
+    this.byCurrency = byCurrency;
   }
 
   synchronized void add(Workload.Event event) {
     long start = Math.floorDiv(event.eventTimeMillis(), windowMillis) * windowMillis;
-    String key = IcebergStats.Rows.key("user-" + event.user(), event.currency(), start);
+    String currency = byCurrency ? event.currency() : IcebergStats.Rows.ANY_CURRENCY;
+    String key = IcebergStats.Rows.key("user-" + event.user(), currency, start);
     long[] totals = rows.computeIfAbsent(key, k -> new long[] {0, 0, start + windowMillis});
     totals[0] += event.amountCents();
     totals[1]++;
@@ -45,6 +57,43 @@ final class LiveExpectation {
           }
         });
     return closed;
+  }
+
+  /** The end of the latest window anything was produced in; {@link Long#MIN_VALUE} before. */
+  synchronized long lastWindowEnd() {
+    return rows.values().stream().mapToLong(totals -> totals[2]).max().orElse(Long.MIN_VALUE);
+  }
+
+  /**
+   * {@code table} compared row by row with the expectation, for a table without a completeness
+   * marker: every row it holds must be exact (a window's row is written once, when the window
+   * fires, after every event of it was produced), and rows it does not hold yet are not judged.
+   */
+  synchronized String verdictOfRows(IcebergStats.Rows table) {
+    long wrong = 0;
+    long unexpected = 0;
+    for (Map.Entry<String, long[]> row : table.rows().entrySet()) {
+      long[] want = rows.get(row.getKey());
+      if (want == null) {
+        unexpected++;
+      } else if (want[0] != row.getValue()[0] || want[1] != row.getValue()[1]) {
+        wrong++;
+      }
+    }
+    boolean exact = wrong + unexpected + table.duplicateKeys() == 0;
+    return String.format(
+        Locale.ROOT,
+        "%s %,d rows written so far, each compared%s",
+        exact ? EXACT : "WRONG:",
+        table.rows().size(),
+        exact
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                "; %d rows differ, %d unknown keys, %d duplicate keys",
+                wrong,
+                unexpected,
+                table.duplicateKeys()));
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.tally.stack.LocalStack;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,15 @@ import java.util.zip.ZipFile;
 final class SqlLeg implements Leg {
 
   static final String RUNNER_CLASS = "dev/tally/runtime/sql/SqlCommand.class";
+
+  /** The seed's topic name: its scripts read this topic and no other. */
+  static final String TOPIC = "financial-transactions";
+
+  /** The scripts' window length ({@code INTERVAL '1' HOUR}). */
+  static final Duration WINDOW = Duration.ofHours(1);
+
+  /** The scripts' bounded out-of-orderness ({@code WATERMARK ... - INTERVAL '5' SECOND}). */
+  static final Duration OUT_OF_ORDERNESS = Duration.ofSeconds(5);
 
   private final String name;
   private final String scriptFile;
@@ -63,16 +73,21 @@ final class SqlLeg implements Leg {
 
   @Override
   public String unavailable(BenchContext context) {
+    return unavailable(context.jobJar());
+  }
+
+  /** Why this leg cannot run on {@code jobJar}, or null if it can. */
+  String unavailable(Path jobJar) {
     Path script = script();
     if (!Files.isRegularFile(script)) {
       return "not available: no SQL script at " + script;
     }
-    try (ZipFile jar = new ZipFile(context.jobJar().toFile())) {
+    try (ZipFile jar = new ZipFile(jobJar.toFile())) {
       if (jar.getEntry(RUNNER_CLASS) == null) {
         return "not available: the job jar has no SQL runner";
       }
     } catch (IOException e) {
-      return "not available: cannot read the job jar " + context.jobJar() + ": " + e.getMessage();
+      return "not available: cannot read the job jar " + jobJar + ": " + e.getMessage();
     }
     return null;
   }
@@ -101,18 +116,25 @@ final class SqlLeg implements Leg {
   /** The seed script's endpoints and bounded read, from the environment as it expects them. */
   private static Map<String, String> environment(LocalStack stack) {
     Map<String, String> env = new HashMap<>(stack.objectStore().awsClientEnvironment());
-    env.put("KAFKA_BOOTSTRAP_SERVERS", stack.kafka().bootstrapServers());
-    env.put("ICEBERG_REST_URI", stack.catalog().uri());
-    env.put("ICEBERG_WAREHOUSE", stack.catalog().warehouse());
-    env.put("S3_ENDPOINT", stack.objectStore().endpoint());
-    env.put("S3_PATH_STYLE_ACCESS", "true");
-    env.put("SCAN_STARTUP_MODE", "earliest-offset");
-    env.put("SCAN_BOUNDED_MODE", "latest-offset");
+    env.putAll(stack.boundedSqlScriptEnvironment());
     return env;
   }
 
+  /** The table the script writes, in namespace {@code analytics}. */
+  String table() {
+    return table;
+  }
+
+  /**
+   * Whether the table is keyed by currency too; the seed's is keyed by (user, window) alone, its
+   * sums over the currencies.
+   */
+  boolean byCurrency() {
+    return byCurrency;
+  }
+
   /** The script, beside the seed's. */
-  private Path script() {
+  Path script() {
     return beside(scriptFile);
   }
 

@@ -210,6 +210,25 @@ public final class KafkaBroker implements AutoCloseable {
   }
 
   /**
+   * Deletes a topic, if it exists, and waits until the broker no longer knows it, so that {@link
+   * #createTopic} can create it afresh: e.g. to give a job that reads a fixed topic name from its
+   * first offset an empty topic.
+   */
+  public void deleteTopic(String name) {
+    if (describeIfKnown(name) == null) {
+      return;
+    }
+    call(admin.deleteTopics(List.of(name)).all(), "delete topic " + name);
+    long deadline = System.nanoTime() + ADMIN_CALL_TIMEOUT.toNanos();
+    while (describeIfKnown(name) != null) {
+      if (System.nanoTime() - deadline >= 0) {
+        throw new StackException("topic " + name + " is still known after its deletion");
+      }
+      sleepBriefly();
+    }
+  }
+
+  /**
    * Stops the broker gracefully (it closes its logs), keeping its data; {@link #restart()} brings
    * it back. Does nothing if it is not running.
    */

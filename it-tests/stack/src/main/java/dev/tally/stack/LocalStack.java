@@ -2,6 +2,7 @@ package dev.tally.stack;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -127,19 +128,27 @@ public final class LocalStack implements AutoCloseable {
   }
 
   /**
-   * What the scripts of {@code examples/sql} read from the environment (docs/sql.md) to replay this
-   * stack's topic from its first offset, bounded: the job ends after the input, its final watermark
-   * fires every window, and its last checkpoint commits.
+   * What the scripts of {@code examples/sql} read from the environment (docs/sql.md) to read this
+   * stack's topic from its first offset, unbounded: a live job, which runs until it is stopped.
    */
-  public Map<String, String> boundedSqlScriptEnvironment() {
+  public Map<String, String> sqlScriptEnvironment() {
     return Map.of(
         "KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers(),
         "ICEBERG_REST_URI", catalog.uri(),
         "ICEBERG_WAREHOUSE", catalog.warehouse(),
         "S3_ENDPOINT", objectStore.endpoint(),
         "S3_PATH_STYLE_ACCESS", "true",
-        "SCAN_STARTUP_MODE", "earliest-offset",
-        "SCAN_BOUNDED_MODE", "latest-offset");
+        "SCAN_STARTUP_MODE", "earliest-offset");
+  }
+
+  /**
+   * {@link #sqlScriptEnvironment()}, bounded: the job reads to the offsets current at its start and
+   * ends, its final watermark fires every window, and its last checkpoint commits.
+   */
+  public Map<String, String> boundedSqlScriptEnvironment() {
+    Map<String, String> environment = new HashMap<>(sqlScriptEnvironment());
+    environment.put("SCAN_BOUNDED_MODE", "latest-offset");
+    return Map.copyOf(environment);
   }
 
   /** The directory under which every service keeps its configuration, data and log. */
