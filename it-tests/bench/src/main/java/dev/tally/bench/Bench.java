@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
  * ./bench.sh backpressure [--fault writer|store] [--modes aligned,unaligned,...] [--duration 180s]
  * ./bench.sh anomalies [--users 100000] [--days 10] [--time-limit 15m]
  * ./bench.sh anomaly-latency [--rate 20000] [--duration 180s] [--checkpoint-interval 10s]
- * ./bench.sh recovery [--kills 10] [--rate 5000] [--cluster-set heartbeat.interval=500ms] ...
+ * ./bench.sh recovery [--leg tally|sql|sql-same] [--kills 10] [--rate 5000] [--cluster-set heartbeat.interval=500ms] ...
  * ./bench.sh compare [--events 5000000] [--rate 20000] [--duration 180s] [--kills 3] ...
  * </pre>
  *
@@ -221,10 +221,28 @@ public final class Bench implements Callable<Integer> {
                 + " repeatable.")
     Map<String, String> clusterSettings = new LinkedHashMap<>();
 
+    @Option(
+        names = "--leg",
+        paramLabel = "LEG",
+        defaultValue = "tally",
+        description =
+            "recovery: the job killed under: tally (Tally's pipeline), sql or sql-same (the SQL"
+                + " leg's script, flink run <job jar> sql --file ...) (default: ${DEFAULT-VALUE}).")
+    String leg;
+
     @Override
     public Integer call() throws Exception {
+      Recovery.Job job =
+          switch (leg) {
+            case "tally" -> null;
+            case "sql" -> new SqlRecoveryJob(SqlLeg.seed(), options);
+            case "sql-same" -> new SqlRecoveryJob(SqlLeg.sameSemantics(), options);
+            default ->
+                throw new CommandLine.ParameterException(
+                    new CommandLine(this), "--leg must be tally, sql or sql-same, not " + leg);
+          };
       Directories dirs = directories("recovery");
-      new Recovery(options, kills, clusterSettings, dirs.out(), dirs.work()).run();
+      new Recovery(options, kills, clusterSettings, dirs.out(), dirs.work(), job).run();
       return 0;
     }
   }

@@ -16,7 +16,8 @@ import java.util.Map;
  *
  * <p>Freshness is measured for every leg, each with the run's window and out-of-orderness (the SQL
  * scripts take both from the environment, defaulting to the seed's one hour and 5 s). Recovery is
- * measured for Tally's job and the Spark job; the SQL legs' is reported as not measured.
+ * measured for every leg; the SQL legs' tables are checked after a drained stop, which closes
+ * every window ({@link SqlRecoveryJob}).
  */
 final class Compare {
 
@@ -24,7 +25,6 @@ final class Compare {
   static final List<String> LEGS = List.of("spark", "sql", "sql-same", "tally");
 
   private static final String NOT_YET = "not reached (the run ended before it)";
-  private static final String NO_SQL_RECOVERY = "no recovery run of the SQL scripts";
 
   private final BenchOptions o;
   private final int kills;
@@ -80,8 +80,14 @@ final class Compare {
         Bench.say("Freshness of " + leg + ": " + freshness.get(leg));
         write(throughput, freshness, recovery);
       }
-      for (String leg : List.of("tally", "spark")) {
-        String unavailable = leg.equals("spark") ? SparkJob.unavailable() : null;
+      for (String leg : List.of("tally", "spark", "sql", "sql-same")) {
+        SqlLeg sql = leg.equals("sql") ? SqlLeg.seed() : SqlLeg.sameSemantics();
+        String unavailable =
+            switch (leg) {
+              case "spark" -> SparkJob.unavailable();
+              case "sql", "sql-same" -> sql.unavailable(o.jobJar());
+              default -> null;
+            };
         if (unavailable != null) {
           recovery.put(leg, LatencyFigure.notMeasured(unavailable));
           continue;
@@ -92,9 +98,13 @@ final class Compare {
             leg,
             guarded(
                 () ->
-                    leg.equals("tally")
-                        ? new Recovery(o, kills, Map.of(), dir, dir).figure(stack)
-                        : new SparkRecovery(o, kills, dir).figure(stack)));
+                    switch (leg) {
+                      case "tally" -> new Recovery(o, kills, Map.of(), dir, dir).figure(stack);
+                      case "spark" -> new SparkRecovery(o, kills, dir).figure(stack);
+                      default ->
+                          new Recovery(o, kills, Map.of(), dir, dir, new SqlRecoveryJob(sql, o))
+                              .figure(stack);
+                    }));
         Bench.say("Recovery of " + leg + ": " + recovery.get(leg));
         write(throughput, freshness, recovery);
       }
@@ -124,9 +134,7 @@ final class Compare {
               leg,
               t,
               freshness.getOrDefault(leg, LatencyFigure.notMeasured(NOT_YET)),
-              recovery.getOrDefault(
-                  leg,
-                  LatencyFigure.notMeasured(leg.startsWith("sql") ? NO_SQL_RECOVERY : NOT_YET))));
+              recovery.getOrDefault(leg, LatencyFigure.notMeasured(NOT_YET))));
     }
     Map<String, Object> facts = new LinkedHashMap<>();
     facts.put("events", o.events);

@@ -59,6 +59,43 @@ final class LiveExpectation {
     return closed;
   }
 
+  /** The end of the latest window anything was produced in; {@link Long#MIN_VALUE} before. */
+  synchronized long lastWindowEnd() {
+    return rows.values().stream().mapToLong(totals -> totals[2]).max().orElse(Long.MIN_VALUE);
+  }
+
+  /**
+   * {@code table} compared row by row with the expectation, for a table without a completeness
+   * marker: every row it holds must be exact (a window's row is written once, when the window
+   * fires, after every event of it was produced), and rows it does not hold yet are not judged.
+   */
+  synchronized String verdictOfRows(IcebergStats.Rows table) {
+    long wrong = 0;
+    long unexpected = 0;
+    for (Map.Entry<String, long[]> row : table.rows().entrySet()) {
+      long[] want = rows.get(row.getKey());
+      if (want == null) {
+        unexpected++;
+      } else if (want[0] != row.getValue()[0] || want[1] != row.getValue()[1]) {
+        wrong++;
+      }
+    }
+    boolean exact = wrong + unexpected + table.duplicateKeys() == 0;
+    return String.format(
+        Locale.ROOT,
+        "%s %,d rows written so far, each compared%s",
+        exact ? EXACT : "WRONG:",
+        table.rows().size(),
+        exact
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                "; %d rows differ, %d unknown keys, %d duplicate keys",
+                wrong,
+                unexpected,
+                table.duplicateKeys()));
+  }
+
   /**
    * {@code table} compared key by key with the expectation over the windows ending by {@code
    * finalBy} (those must all be there, exact); rows of later windows are not compared, rows of no

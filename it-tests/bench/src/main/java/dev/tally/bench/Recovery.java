@@ -40,10 +40,13 @@ import org.apache.iceberg.rest.RESTCatalog;
  * <p>After each round the table is checked exact: every window its current snapshot marks final
  * ({@code tally.watermark}) holds exactly the sums of the events produced in it, key by key, and no
  * other key; at the end, every window that traffic closed.
+ *
+ * <p>The job is a parameter ({@link Job}): Tally's pipeline by default, or a SQL leg's script run
+ * as a user runs it on a cluster ({@link SqlRecoveryJob}), each submitted with {@code flink run}
+ * through {@link FlinkCluster#submit}, watched and checked its own way.
  */
 final class Recovery {
 
-  private static final String TABLE = "tally_recovery";
   private static final Duration POLL = Duration.ofMillis(50);
   private static final Duration ROUND_TIMEOUT = Duration.ofMinutes(2);
   private static final String EXACT = LiveExpectation.EXACT;
@@ -61,16 +64,161 @@ final class Recovery {
   private final Map<String, String> clusterSettings;
   private final Path out;
   private final Path work;
-  private final LiveExpectation expected;
+  private final Job job;
 
+  /**
+   * The job the kills hit on the cluster: its command ({@code flink run <job jar> ...}), the vertex
+   * whose subtasks must read records again, and its table's checks.
+   */
+  interface Job {
+
+    /** The leg it is of: {@code tally}, {@code sql}, {@code sql-same}. */
+    String leg();
+
+    /** The topic it reads, and the traffic goes to. */
+    String topic();
+
+    /** Its watermark's bound on out-of-orderness: how far behind the newest event time it runs. */
+    Duration outOfOrderness();
+
+    /** What its table must hold of what the traffic produced: feed it every event sent. */
+    LiveExpectation expected();
+
+    /**
+     * Gives it an empty topic (and no table), then submits it with {@code flink run}.
+     *
+     * @param overrides Tally settings ({@code --set}) the measurement needs of every job
+     * @return the job's id
+     */
+    String submit(LocalStack stack, FlinkCluster cluster, Path dir, List<String> overrides)
+        throws Exception;
+
+    /** The vertex every subtask of which must read records again after a kill. */
+    String watched(FlinkRestClient rest, String jobId);
+
+    /** What {@link #watched} is, for the report. */
+    String watchedName();
+
+    /** Its table compared with {@link #expected()} now: "exact: ..." when it agrees. */
+    String verdict(RESTCatalog catalog);
+
+    /** After the traffic stopped at {@code stoppedAt}: the final verdict, once it is reached. */
+    String finish(FlinkCluster cluster, String jobId, RESTCatalog catalog, long stoppedAt)
+        throws Exception;
+  }
+
+  /** Kills under Tally's pipeline. */
   Recovery(
       BenchOptions options, int kills, Map<String, String> clusterSettings, Path out, Path work) {
+    this(options, kills, clusterSettings, out, work, null);
+  }
+
+  /** Kills under {@code job}; Tally's pipeline when null. */
+  Recovery(
+      BenchOptions options,
+      int kills,
+      Map<String, String> clusterSettings,
+      Path out,
+      Path work,
+      Job job) {
     this.o = options;
     this.kills = kills;
     this.clusterSettings = Map.copyOf(clusterSettings);
     this.out = out;
     this.work = work;
-    this.expected = new LiveExpectation(options.window.toMillis());
+    this.job = job == null ? new TallyJob() : job;
+  }
+
+  /** Tally's pipeline from the job jar, its table checked by its completeness marker. */
+  private final class TallyJob implements Job {
+    private static final String TABLE = "tally_recovery";
+    private final LiveExpectation expected = new LiveExpectation(o.window.toMillis());
+
+    @Override
+    public String leg() {
+      return "tally";
+    }
+
+    @Override
+    public String topic() {
+      return "bench-recovery";
+    }
+
+    @Override
+    public Duration outOfOrderness() {
+      return o.outOfOrderness;
+    }
+
+    @Override
+    public LiveExpectation expected() {
+      return expected;
+    }
+
+    @Override
+    public String submit(LocalStack stack, FlinkCluster cluster, Path dir, List<String> common) {
+      stack.kafka().createTopic(topic(), o.partitions, Map.of("retention.ms", "-1"));
+      Path config =
+          JobRuns.writeConfig(dir, stack, topic(), TABLE, o.parallelism, o.checkpointInterval);
+      List<String> overrides = new ArrayList<>();
+      overrides.add("aggregation.window-size=" + o.window.toMillis() + "ms");
+      overrides.add("watermarks.out-of-orderness=" + o.outOfOrderness.toMillis() + "ms");
+      overrides.addAll(common);
+      overrides.addAll(o.tallySettings);
+      return cluster.submit(
+          o.jobJar(), o.parallelism, null, TallyJobLauncher.of(config).overrides(overrides));
+    }
+
+    @Override
+    public String watched(FlinkRestClient rest, String jobId) {
+      return FlinkRestClient.vertexIdOfUid(SpendingTopology.AGGREGATOR_UID);
+    }
+
+    @Override
+    public String watchedName() {
+      return "aggregator";
+    }
+
+    /**
+     * The table compared key by key with the expectation, over the windows its current snapshot
+     * marks final.
+     */
+    @Override
+    public String verdict(RESTCatalog catalog) {
+      return verdict(catalog, Long.MIN_VALUE);
+    }
+
+    @Override
+    public String finish(FlinkCluster cluster, String jobId, RESTCatalog catalog, long stoppedAt)
+        throws InterruptedException {
+      long w = o.window.toMillis();
+      // The last window whose every event was produced before traffic stopped, closed by the
+      // watermark (largest event time minus the out-of-orderness) of the last events.
+      long lastEnd = (stoppedAt - o.outOfOrderness.toMillis() - 1_000) / w * w;
+      return awaitExact(catalog, lastEnd);
+    }
+
+    /** Waits until the table marks every window ending by {@code lastEnd} final; its verdict. */
+    private String awaitExact(RESTCatalog catalog, long lastEnd) throws InterruptedException {
+      long deadline = System.currentTimeMillis() + ROUND_TIMEOUT.toMillis();
+      String verdict = verdict(catalog, lastEnd);
+      while (!verdict.startsWith(EXACT) && System.currentTimeMillis() < deadline) {
+        Thread.sleep(2_000);
+        verdict = verdict(catalog, lastEnd);
+      }
+      return verdict;
+    }
+
+    /**
+     * "exact ..." when the windows the current snapshot marks final agree and the snapshot covers
+     * every window ending by {@code atLeast}.
+     */
+    private String verdict(RESTCatalog catalog, long atLeast) {
+      IcebergStats.Rows table = IcebergStats.rows(catalog, BenchContext.NAMESPACE, TABLE);
+      if (table.watermark() == Long.MIN_VALUE) {
+        return "no commit yet";
+      }
+      return expected.verdict(table, table.watermark(), atLeast);
+    }
   }
 
   /**
@@ -151,8 +299,6 @@ final class Recovery {
 
   /** {@link #figure()} on a running stack, with a Flink cluster of its own. */
   LatencyFigure figure(LocalStack stack) throws Exception {
-    String topic = "bench-recovery";
-    stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
     Map<String, String> settings = new LinkedHashMap<>(MEASUREMENT);
     settings.putAll(clusterSettings);
     int slots = 2;
@@ -173,37 +319,30 @@ final class Recovery {
             slots,
             stack.objectStore().awsClientEnvironment(),
             settings)) {
-      return run(stack, cluster, topic);
+      return run(stack, cluster);
     }
   }
 
-  private LatencyFigure run(LocalStack stack, FlinkCluster cluster, String topic) throws Exception {
-    Path dir = Files.createDirectories(work.resolve("tally"));
-    Path config =
-        JobRuns.writeConfig(dir, stack, topic, TABLE, o.parallelism, o.checkpointInterval);
-    List<String> overrides = new ArrayList<>();
-    overrides.add("aggregation.window-size=" + o.window.toMillis() + "ms");
-    overrides.add("watermarks.out-of-orderness=" + o.outOfOrderness.toMillis() + "ms");
+  private LatencyFigure run(LocalStack stack, FlinkCluster cluster) throws Exception {
+    Path dir = Files.createDirectories(work.resolve(job.leg()));
     // Each kill is measured as a loss of its own: with Tally's 1 h reset threshold the restart
     // delay would double from kill to kill (exponential delay), as it should for a flapping job.
     // A round lasts longer than this, so every restart waits restart.initial-backoff.
-    overrides.add("restart.reset-backoff-threshold=" + RESET_BACKOFF.toMillis() + "ms");
-    overrides.addAll(o.tallySettings);
-    String jobId =
-        cluster.submit(
-            o.jobJar(), o.parallelism, null, TallyJobLauncher.of(config).overrides(overrides));
+    List<String> overrides =
+        List.of("restart.reset-backoff-threshold=" + RESET_BACKOFF.toMillis() + "ms");
+    String jobId = job.submit(stack, cluster, dir, overrides);
     FlinkRestClient rest = cluster.rest();
-    String aggregator = FlinkRestClient.vertexIdOfUid(SpendingTopology.AGGREGATOR_UID);
+    String watched = job.watched(rest, jobId);
     await("the job runs every task", () -> cluster.allTasksRunning(jobId));
     LiveTraffic traffic =
         new LiveTraffic(
             stack.kafka().bootstrapServers(),
-            topic,
+            job.topic(),
             o.rate,
             o.seed,
             o.users,
             o.zipf,
-            expected::add);
+            job.expected()::add);
     Thread producer = new Thread(traffic, "live-traffic");
     producer.start();
     RESTCatalog catalog = new RESTCatalog();
@@ -222,7 +361,7 @@ final class Recovery {
       await("a completed checkpoint", () -> cluster.completedCheckpoints(jobId) >= 1);
       for (int round = 1; round <= kills; round++) {
         failIfTrafficFailed(traffic);
-        Round r = round(cluster, rest, jobId, aggregator, catalog, round);
+        Round r = round(cluster, rest, jobId, watched, catalog, round);
         rounds.add(r);
         Bench.say(describe(r));
       }
@@ -230,18 +369,16 @@ final class Recovery {
       producer.join();
       failIfTrafficFailed(traffic);
       long stoppedAt = System.currentTimeMillis();
-      long w = o.window.toMillis();
-      // The last window whose every event was produced before traffic stopped, closed by the
-      // watermark (largest event time minus the out-of-orderness) of the last events.
-      long lastEnd = (stoppedAt - o.outOfOrderness.toMillis() - 1_000) / w * w;
       Bench.say("Traffic stopped after " + traffic.produced() + " events; checking the table…");
-      finalTable = awaitExact(catalog, lastEnd);
+      finalTable = job.finish(cluster, jobId, catalog, stoppedAt);
       Bench.say("Final table: " + finalTable);
     } finally {
       traffic.stop();
       producer.join();
       try {
-        cluster.cancel(jobId);
+        if (!List.of("FINISHED", "CANCELED", "FAILED").contains(cluster.jobStatus(jobId))) {
+          cluster.cancel(jobId);
+        }
       } catch (RuntimeException e) {
         Bench.say("cancel failed: " + e.getMessage());
       }
@@ -253,7 +390,7 @@ final class Recovery {
       FlinkCluster cluster,
       FlinkRestClient rest,
       String jobId,
-      String aggregator,
+      String watched,
       RESTCatalog catalog,
       int number)
       throws InterruptedException {
@@ -268,7 +405,7 @@ final class Recovery {
       throw new IllegalStateException("no live TaskManager runs tasks of the job: " + hosting);
     }
     Map<Integer, Integer> attempts = new HashMap<>();
-    rest.vertex(jobId, aggregator).subtasks().forEach(s -> attempts.put(s.index(), s.attempt()));
+    rest.vertex(jobId, watched).subtasks().forEach(s -> attempts.put(s.index(), s.attempt()));
     long checkpoints = cluster.completedCheckpoints(jobId);
     long killedAt = System.currentTimeMillis();
     cluster.killTaskManager(victim);
@@ -276,7 +413,7 @@ final class Recovery {
     long processingAt = -1;
     long deadline = killedAt + ROUND_TIMEOUT.toMillis();
     while (System.currentTimeMillis() < deadline) {
-      if (processing(rest.vertex(jobId, aggregator), attempts)) {
+      if (processing(rest.vertex(jobId, watched), attempts)) {
         processingAt = System.currentTimeMillis();
         break;
       }
@@ -303,9 +440,9 @@ final class Recovery {
 
     long caughtUpAt = -1;
     if (processingAt > 0) {
-      long backlogEnd = processingAt - o.outOfOrderness.toMillis();
+      long backlogEnd = processingAt - this.job.outOfOrderness().toMillis();
       while (System.currentTimeMillis() < processingAt + ROUND_TIMEOUT.toMillis()) {
-        Optional<Long> mark = rest.inputWatermark(jobId, SpendingTopology.AGGREGATOR_UID);
+        Optional<Long> mark = rest.lowestInputWatermark(jobId, watched);
         if (mark.isPresent() && mark.get() >= backlogEnd) {
           caughtUpAt = System.currentTimeMillis();
           break;
@@ -319,7 +456,7 @@ final class Recovery {
     // The next round restores from a checkpoint taken after this one's recovery.
     await(
         "a checkpoint after the recovery", () -> cluster.completedCheckpoints(jobId) > checkpoints);
-    String table = verdict(catalog, Long.MIN_VALUE);
+    String table = this.job.verdict(catalog);
     return new Round(
         number,
         victimId,
@@ -350,30 +487,6 @@ final class Recovery {
 
   private static long between(long from, long to) {
     return from > 0 && to >= from ? to - from : -1;
-  }
-
-  /** Waits until the table marks every window ending by {@code lastEnd} final; its verdict then. */
-  private String awaitExact(RESTCatalog catalog, long lastEnd) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + ROUND_TIMEOUT.toMillis();
-    String verdict = verdict(catalog, lastEnd);
-    while (!verdict.startsWith(EXACT) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(2_000);
-      verdict = verdict(catalog, lastEnd);
-    }
-    return verdict;
-  }
-
-  /**
-   * The table compared key by key with the expectation, over the windows its current snapshot marks
-   * final; "exact ..." when they agree and the snapshot covers every window ending by {@code
-   * atLeast}.
-   */
-  private String verdict(RESTCatalog catalog, long atLeast) {
-    IcebergStats.Rows table = IcebergStats.rows(catalog, BenchContext.NAMESPACE, TABLE);
-    if (table.watermark() == Long.MIN_VALUE) {
-      return "no commit yet";
-    }
-    return expected.verdict(table, table.watermark(), atLeast);
   }
 
   private static void failIfTrafficFailed(LiveTraffic traffic) {
@@ -421,12 +534,14 @@ final class Recovery {
     String summary =
         String.format(
             Locale.ROOT,
-            "Recovery from TaskManager loss (kill -9) over %d kills, %,d events/s, parallelism %d,"
+            "Recovery of %s from TaskManager loss (kill -9) over %d kills, %,d events/s,"
+                + " parallelism %d,"
                 + " checkpoints every %d s: loss to processing p50 %s, p95 %s, max %s;"
                 + " detection p50 %s, restart p50 %s, deploy and restore p50 %s (code loaded"
                 + " p50 %s, tasks running p50 %s after); backlog caught"
                 + " up p50 %s after; %d of %d rounds exact after the kill; final table %s."
                 + " Targets p50 <= 2 s, p95 <= 4 s: %s",
+            job.leg(),
             rounds.size(),
             o.rate,
             o.parallelism,
@@ -469,11 +584,13 @@ final class Recovery {
         .append('\n');
     Bench.say(summary);
     Files.createDirectories(out);
-    Files.writeString(out.resolve("recovery.md"), md, StandardCharsets.UTF_8);
+    // Tally's figure keeps its files' names; another leg's carry its name.
+    String name = job.leg().equals("tally") ? "recovery" : "recovery-" + job.leg();
+    Files.writeString(out.resolve(name + ".md"), md, StandardCharsets.UTF_8);
     Files.writeString(
-        out.resolve("recovery.json"), json(rounds, finalTable), StandardCharsets.UTF_8);
-    Files.writeString(work.resolve("recovery.md"), md, StandardCharsets.UTF_8);
-    Bench.say("Written " + out.resolve("recovery.json") + " and .md; logs under " + work);
+        out.resolve(name + ".json"), json(rounds, finalTable), StandardCharsets.UTF_8);
+    Files.writeString(work.resolve(name + ".md"), md, StandardCharsets.UTF_8);
+    Bench.say("Written " + out.resolve(name + ".json") + " and .md; logs under " + work);
     boolean exact =
         finalTable.startsWith(EXACT) && rounds.stream().allMatch(r -> r.table().startsWith(EXACT));
     return LatencyFigure.of(
@@ -481,8 +598,8 @@ final class Recovery {
         exact && rounds.stream().allMatch(r -> r.lossToProcessing() >= 0),
         String.format(
             Locale.ROOT,
-            "TaskManager kill -9 → every aggregator subtask processing again, %d kills; final"
-                + " table %s",
+            "TaskManager kill -9 → every %s subtask processing again, %d kills; final table %s",
+            job.watchedName(),
             rounds.size(),
             finalTable));
   }
@@ -529,11 +646,12 @@ final class Recovery {
     List<Long> loss = sorted(rounds, Round::lossToProcessing);
     return String.format(
         Locale.ROOT,
-        "{\"measured_at\": \"%s\", \"rate\": %d, \"parallelism\": %d,"
+        "{\"measured_at\": \"%s\", \"leg\": \"%s\", \"rate\": %d, \"parallelism\": %d,"
             + " \"checkpoint_interval_ms\": %d, \"cluster_settings\": \"%s\","
             + " \"job_settings\": \"%s\", \"p50_ms\": %d, \"p95_ms\": %d, \"max_ms\": %d,"
             + " \"final_table\": \"%s\",%n  \"rounds\": [%n    %s]}%n",
         Instant.now(),
+        job.leg(),
         o.rate,
         o.parallelism,
         o.checkpointInterval.toMillis(),

@@ -9,17 +9,21 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.apache.flink.shaded.guava33.com.google.common.hash.Hashing;
 
 /**
@@ -161,9 +165,48 @@ public final class FlinkRestClient {
    * operator of {@code uid}, in epoch milliseconds; empty until every subtask has one.
    */
   public Optional<Long> inputWatermark(String jobId, String uid) {
-    List<Watermark> marks = watermarks(jobId, vertexIdOfUid(uid));
+    return lowestInputWatermark(jobId, vertexIdOfUid(uid));
+  }
+
+  /**
+   * The lowest current input watermark over the subtasks of the vertex, in epoch milliseconds;
+   * empty until every subtask has one.
+   */
+  public Optional<Long> lowestInputWatermark(String jobId, String vertexId) {
+    List<Watermark> marks = watermarks(jobId, vertexId);
     long lowest = marks.stream().mapToLong(Watermark::value).min().orElse(Long.MIN_VALUE);
     return lowest < 0 ? Optional.empty() : Optional.of(lowest);
+  }
+
+  /**
+   * The current values of the vertex's metrics whose id ends with {@code suffix}, by id ({@code
+   * <subtask>.<operator>.<group>.<name>}, e.g. a Kafka source reader's {@code
+   * 0.Source__t.KafkaSourceReader.topic.t.partition.3.currentOffset}): {@code
+   * /jobs/:id/vertices/:vertex/metrics} lists them, {@code ?get=} reads them, as the JobManager's
+   * metric fetcher last fetched them ({@code metrics.fetcher.update-interval}). Empty while none is
+   * reported.
+   */
+  public Map<String, String> vertexMetrics(String jobId, String vertexId, String suffix) {
+    String path = "/jobs/" + jobId + "/vertices/" + vertexId + "/metrics";
+    List<String> ids =
+        Arrays.stream(get(path, Metric[].class))
+            .map(Metric::id)
+            .filter(id -> id.endsWith(suffix))
+            .toList();
+    Map<String, String> values = new TreeMap<>();
+    if (ids.isEmpty()) {
+      return values;
+    }
+    String query =
+        ids.stream()
+            .map(id -> URLEncoder.encode(id, StandardCharsets.UTF_8))
+            .collect(Collectors.joining(","));
+    for (Metric metric : get(path + "?get=" + query, Metric[].class)) {
+      if (metric.value() != null) {
+        values.put(metric.id(), metric.value());
+      }
+    }
+    return values;
   }
 
   /**
@@ -457,6 +500,13 @@ public final class FlinkRestClient {
 
   @JsonIgnoreProperties(ignoreUnknown = true)
   private record VertexTaskManager(@JsonProperty("taskmanager-id") String taskManagerId) {}
+
+  /**
+   * @param id the metric's id within its vertex, {@code <subtask>.<scope>.<name>}
+   * @param value its value as text; absent in a listing
+   */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Metric(String id, String value) {}
 
   /**
    * @param id the metric, {@code <subtask>.currentInputWatermark}
