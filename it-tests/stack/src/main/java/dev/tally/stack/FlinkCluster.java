@@ -68,9 +68,9 @@ public final class FlinkCluster implements AutoCloseable {
   // TaskManager: process 2240m = metaspace 512m + overhead 192m + Flink 1536m; Flink 1536m =
   // framework heap 128m + task heap 1024m + framework off-heap 128m + network 64m + managed 192m.
   // The task heap holds every subtask a TaskManager may get: after a loss the survivor runs the
-  // lost one's subtasks too and catches up their backlog; at 320m (one subtask's need at 20,000
-  // events/s) such a TaskManager spent itself in garbage collection, stopped answering and died
-  // of OutOfMemoryError (./bench.sh recovery, docs/benchmarks.md).
+  // lost one's subtasks too and catches up their backlog; at 320m (enough for one subtask at
+  // 20,000 events/s) such a TaskManager died of OutOfMemoryError within a minute (./bench.sh
+  // recovery, docs/benchmarks.md).
   // Metaspace is twice Flink's default: a session cluster loads the ~180 MB job jar (Iceberg, the
   // AWS SDK, Hadoop, Kafka clients) in a fresh class loader for every job and every restart, and
   // 256m ran out (OutOfMemoryError: Metaspace) on the third job of one TaskManager.
