@@ -16,8 +16,8 @@ import java.util.Map;
  *
  * <p>Freshness is measured for every leg, each with the run's window and out-of-orderness (the SQL
  * scripts take both from the environment, defaulting to the seed's one hour and 5 s). Recovery is
- * measured for every leg; the SQL legs' tables are checked after a drained stop, which closes
- * every window ({@link SqlRecoveryJob}).
+ * measured for every leg; the SQL legs' tables are checked after a drained stop, which closes every
+ * window ({@link SqlRecoveryJob}).
  */
 final class Compare {
 
