@@ -42,8 +42,9 @@ import org.junit.jupiter.api.Timeout;
  * TaskManagers, each its own JVM), submitted, stopped and cancelled through Flink's own CLI front
  * end, against the real local stack (Kafka, an Iceberg REST catalog, an S3-compatible store). Each
  * scenario checks the Iceberg table against an oracle computed here from the specification's rules,
- * and the dead-letter topic for every rejected record exactly once; the seed's SQL script, run by
- * {@code TallyMain sql} through the same CLI, is checked against the rows its input must give.
+ * and the dead-letter topic for every rejected record exactly once; the SQL scripts of {@code
+ * examples/sql} (the seed's and the same-semantics one), run by {@code TallyMain sql} through the
+ * same CLI, are checked against the rows their input must give.
  */
 class FlinkClusterIT {
 
@@ -188,21 +189,43 @@ class FlinkClusterIT {
 
   @Test
   @Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-  void theSeedsSqlSubmittedWithTheCliWritesTheRowsItsInputMustGive() throws Exception {
+  void bothSqlScriptsSubmittedWithTheCliWriteTheRowsTheirInputMustGive() throws Exception {
     stack.kafka().createTopic(SeedSqlInput.TOPIC, 4, Map.of("retention.ms", "-1"));
     Map<SpendingRows.Key, SpendingRows.Totals> oracle =
         SeedSqlInput.produce(stack.kafka().bootstrapServers(), 4);
-    Path dir = root.resolve("sql");
-    // The script's job takes its state, checkpoint and restart settings from tally.yaml.
+    // The seed's script and the same-semantics one, each its own job on the topic they both read,
+    // running side by side (two slots each of the four).
+    String seed = submitSql("seed-pipeline.sql");
+    String same = submitSql("same-semantics-pipeline.sql");
+
+    await(
+        "both bounded SQL jobs finish",
+        Duration.ofMinutes(3),
+        () -> isFinal(seed) && isFinal(same));
+    assertThat(cluster.jobStatus(seed)).isEqualTo("FINISHED");
+    assertThat(cluster.jobStatus(same)).isEqualTo("FINISHED");
+    assertThat(SeedSqlInput.readSeedTable(catalog, SeedSqlInput.TABLE)).isEqualTo(oracle);
+    // One currency, no duplicates: the same rows, read under their own currency column.
+    assertThat(SeedSqlInput.readSameSemanticsTable(catalog)).isEqualTo(oracle);
+  }
+
+  /**
+   * {@code flink run <job jar> sql --file examples/sql/<script>}, bounded, with the environment the
+   * script reads; the job's state, checkpoint and restart settings from a {@code tally.yaml} of its
+   * own.
+   */
+  private static String submitSql(String script) {
+    String name = script.replace(".sql", "");
+    Path dir = root.resolve("sql-" + name);
     Path config =
         TallyYaml.builder(stack.tallyServices())
             .topic(SeedSqlInput.TOPIC)
-            .groupId("tally-sql")
-            .transactionalIdPrefix("tally-sql-dlq")
-            .table("spending_sql")
+            .groupId("tally-" + name)
+            .transactionalIdPrefix("tally-" + name + "-dlq")
+            .table("spending_unused")
             .checkpointDirectory(dir.resolve("checkpoints"))
             .checkpointInterval(Duration.ofSeconds(1))
-            .jobName("tally-sql")
+            .jobName("tally-" + name)
             .writeTo(dir.resolve("tally.yaml"));
     TallyJobLauncher sql =
         TallyJobLauncher.of(config)
@@ -210,15 +233,11 @@ class FlinkClusterIT {
                 List.of(
                     "sql",
                     "--file",
-                    Path.of("..", "examples", "sql", "seed-pipeline.sql")
+                    Path.of("..", "examples", "sql", script)
                         .toAbsolutePath()
                         .normalize()
                         .toString()));
-    String jobId = cluster.submit(jobJar, 2, null, sql, stack.boundedSqlScriptEnvironment());
-
-    await("the bounded SQL job finishes", Duration.ofMinutes(3), () -> isFinal(jobId));
-    assertThat(cluster.jobStatus(jobId)).isEqualTo("FINISHED");
-    assertThat(SeedSqlInput.readSeedTable(catalog, SeedSqlInput.TABLE)).isEqualTo(oracle);
+    return cluster.submit(jobJar, 2, null, sql, stack.boundedSqlScriptEnvironment());
   }
 
   private static long largestBlob() throws IOException {

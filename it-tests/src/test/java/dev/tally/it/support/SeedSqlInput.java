@@ -17,8 +17,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.Record;
 
 /**
  * Input the seed's SQL pipeline has an answer for: one currency, no duplicates, no bad records,
@@ -33,6 +35,10 @@ public final class SeedSqlInput {
   /** The seed's output table. */
   public static final TableIdentifier TABLE =
       TableIdentifier.of("analytics", "user_hourly_spending");
+
+  /** The same-semantics script's output table, keyed by currency too. */
+  public static final TableIdentifier SAME_SEMANTICS_TABLE =
+      TableIdentifier.of("analytics", "user_hourly_spending_by_currency");
 
   /** The first window of the input; in the past, as the broker refuses timestamps far ahead. */
   public static final Instant BASE = Instant.parse("2026-01-15T00:00:00Z");
@@ -83,15 +89,28 @@ public final class SeedSqlInput {
     return oracle;
   }
 
+  /**
+   * The same-semantics script's table under Tally's key: its currency, its zone-less UTC window
+   * start.
+   */
+  public static Map<Key, Totals> readSameSemanticsTable(Catalog catalog) {
+    return readSqlTable(catalog, SAME_SEMANTICS_TABLE, r -> (String) r.getField("currency"));
+  }
+
   /** The seed's table, mapped to Tally's key: its one currency, its zone-less UTC window start. */
   public static Map<Key, Totals> readSeedTable(Catalog catalog, TableIdentifier id) {
+    return readSqlTable(catalog, id, r -> "EUR");
+  }
+
+  private static Map<Key, Totals> readSqlTable(
+      Catalog catalog, TableIdentifier id, Function<Record, String> currency) {
     return SpendingRows.read(
         catalog,
         id,
         r ->
             new Key(
                 (String) r.getField("user_id"),
-                "EUR",
+                currency.apply(r),
                 ((LocalDateTime) r.getField("window_start")).toInstant(ZoneOffset.UTC)));
   }
 }
