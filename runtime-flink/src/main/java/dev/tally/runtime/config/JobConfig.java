@@ -100,12 +100,11 @@ public record JobConfig(
 
   /**
    * Sizes the embedded cluster of a {@code --local} run; not for a job submitted to a cluster. Its
-   * TaskManager debloats network buffers, as a real cluster's configuration does
-   * (deploy/kubernetes, docs/deployment.md "Checkpoints under backpressure"): when the Iceberg
-   * writers fall behind, each buffer queued towards them shrinks to what they take in about a
-   * second, so the aggregator's next buffer, which a window end's timer waits for before a barrier
-   * can pass, comes back within that second instead of after several (docs/benchmarks.md,
-   * "Backpressure").
+   * TaskManager debloats network buffers, as a real cluster's configuration does (deploy/,
+   * docs/deployment.md "Checkpoints under backpressure"): under backpressure the buffers of an
+   * exchange shrink to about a second of what its consumer takes in, which shortens the wait of a
+   * window end's timer for a buffer, the wait an unaligned barrier cannot skip (measured:
+   * docs/benchmarks.md, "Backpressure").
    */
   public void applyLocalTo(Configuration flink) {
     flink.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, new MemorySize(localManagedMemoryBytes));
