@@ -5,6 +5,7 @@ import dev.tally.ports.out.SpendingSink;
 import java.time.Instant;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.Table;
@@ -63,8 +64,12 @@ final class IcebergSpendingSink implements SpendingSink {
     // anchor that keeps a restored job's final commit, and Tally's delta writer while the table
     // is of format version 2. The same uid and name as IcebergSink.Builder#append gives, so state
     // and metrics line up.
+    int writers =
+        options.writeParallelism() > 0 ? options.writeParallelism() : rows.getParallelism();
     PartitionChannel channel =
-        options.distribution() == WriteDistribution.HASH ? PartitionChannel.forTable(table) : null;
+        options.distribution() == WriteDistribution.HASH
+            ? PartitionChannel.forTable(table, writersMaxParallelism(rows, writers))
+            : null;
     rows.sinkTo(
             TallyIcebergSink.wrap(
                 builder,
@@ -73,11 +78,21 @@ final class IcebergSpendingSink implements SpendingSink {
                 SpendingTable.IDENTIFIER_FIELDS))
         .uid(options.uidSuffix())
         .name(options.uidSuffix())
-        .setParallelism(
-            options.writeParallelism() > 0 ? options.writeParallelism() : rows.getParallelism());
+        .setParallelism(writers);
     if (options.maintenance().enabled()) {
       attachMaintenance(aggregates);
     }
+  }
+
+  /**
+   * The writers' number of key groups, which {@link PartitionChannel} spreads the buckets over: the
+   * job's max parallelism, or when it has none the one Flink derives from the writers' parallelism.
+   */
+  static int writersMaxParallelism(DataStream<?> rows, int writers) {
+    int configured = rows.getExecutionEnvironment().getMaxParallelism();
+    return configured > 0
+        ? configured
+        : KeyGroupRangeAssignment.computeDefaultMaxParallelism(writers);
   }
 
   /**

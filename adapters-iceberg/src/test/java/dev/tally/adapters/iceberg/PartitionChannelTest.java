@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.functions.util.ListCollector;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.transformations.PartitionTransformation;
@@ -70,31 +71,73 @@ class PartitionChannelTest {
     return rows;
   }
 
+  private static final int MAX_PARALLELISM = 128;
+
   private PartitionChannel channel() {
-    return PartitionChannel.forTable(table);
+    return PartitionChannel.forTable(table, MAX_PARALLELISM);
   }
 
   @Test
-  void groupsRowsExactlyAsIcebergsPartitionPathDoes() throws Exception {
+  void givesEachPartitionOneKeyAndEachBucketOfADayItsOwn() throws Exception {
     PartitionChannel channel = channel();
     PartitionKeySelector iceberg =
         new PartitionKeySelector(
             table.spec(), table.schema(), FlinkSchemaUtil.convert(table.schema()));
-    Map<Integer, String> pathOfKey = new HashMap<>();
     Map<String, Integer> keyOfPath = new HashMap<>();
-    List<RowData> rows = rows();
-    for (RowData row : rows) {
+    Map<Integer, Set<String>> pathsOfKey = new HashMap<>();
+    for (RowData row : rows()) {
       int key = channel.getKey(row);
       String path = iceberg.getKey(row);
-      assertThat(pathOfKey.computeIfAbsent(key, k -> path))
-          .as("one key, one partition")
-          .isEqualTo(path);
       assertThat(keyOfPath.computeIfAbsent(path, p -> key))
           .as("one partition, one key")
           .isEqualTo(key);
+      pathsOfKey.computeIfAbsent(key, k -> new HashSet<>()).add(path);
     }
-    // Two days, sixteen buckets: the rows span many partitions, so the checks above had work.
-    assertThat(keyOfPath).hasSizeGreaterThan(20);
+    // Two days, sixteen buckets: 32 partitions, and a key per bucket, shared by its two days.
+    assertThat(keyOfPath).hasSize(32);
+    assertThat(pathsOfKey).hasSize(16);
+    assertThat(pathsOfKey.values())
+        .allSatisfy(
+            paths ->
+                assertThat(paths.stream().map(p -> p.substring(p.indexOf('/'))).distinct())
+                    .as("one bucket per key: %s", paths)
+                    .hasSize(1));
+  }
+
+  /** Which of {@code writers} writer subtasks Flink sends the row to. */
+  private static int writerOf(PartitionChannel channel, RowData row, int writers) throws Exception {
+    return KeyGroupRangeAssignment.assignKeyToParallelOperator(
+        channel.getKey(row), MAX_PARALLELISM, writers);
+  }
+
+  @Test
+  void spreadsTheBucketsEvenlyOverTheWriters() throws Exception {
+    PartitionChannel channel = channel();
+    PartitionKeySelector iceberg =
+        new PartitionKeySelector(
+            table.spec(), table.schema(), FlinkSchemaUtil.convert(table.schema()));
+    // Writers -> how many of the 16 buckets each gets, at 2, 3 and 4 writers.
+    Map<Integer, List<Integer>> expected =
+        Map.of(2, List.of(8, 8), 3, List.of(5, 6, 5), 4, List.of(4, 4, 4, 4));
+    expected.forEach(
+        (writers, bucketsPerWriter) -> {
+          Map<Integer, Set<String>> bucketsOf = new HashMap<>();
+          for (RowData row : rows()) {
+            try {
+              String path = iceberg.getKey(row);
+              bucketsOf
+                  .computeIfAbsent(writerOf(channel, row, writers), w -> new HashSet<>())
+                  .add(path.substring(path.indexOf('/')));
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          }
+          List<Integer> counts = new ArrayList<>();
+          for (int writer = 0; writer < writers; writer++) {
+            counts.add(bucketsOf.getOrDefault(writer, Set.of()).size());
+          }
+          assertThat(counts).as("buckets per writer of %d", writers).isEqualTo(bucketsPerWriter);
+        });
   }
 
   @Test
@@ -116,7 +159,10 @@ class PartitionChannelTest {
     assertThatThrownBy(
             () ->
                 new PartitionChannel(
-                    byCount, SpendingTable.SCHEMA, FlinkSchemaUtil.convert(SpendingTable.SCHEMA)))
+                    byCount,
+                    SpendingTable.SCHEMA,
+                    FlinkSchemaUtil.convert(SpendingTable.SCHEMA),
+                    MAX_PARALLELISM))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("transaction_count")
         .hasMessageContaining("not an identifier field");

@@ -7,6 +7,7 @@ import dev.tally.stack.LocalStack;
 import dev.tally.stack.LoopbackPorts;
 import dev.tally.stack.TallyJobLauncher;
 import dev.tally.stack.TallyYaml;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -15,15 +16,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -156,11 +161,13 @@ final class Backpressure {
   }
 
   private final BenchOptions o;
+  private final Map<String, String> clusterSettings;
   private final Path out;
   private final Path work;
 
-  Backpressure(BenchOptions options, Path out, Path work) {
+  Backpressure(BenchOptions options, Map<String, String> clusterSettings, Path out, Path work) {
     this.o = options;
+    this.clusterSettings = Map.copyOf(clusterSettings);
     this.out = out;
     this.work = work;
   }
@@ -274,6 +281,8 @@ final class Backpressure {
     for (String setting : mode.flinkSettings) {
       leading.addAll(List.of("--flink", setting));
     }
+    // Applied after the mode's own: the last value of a key wins on the local cluster.
+    clusterSettings.forEach((key, value) -> leading.addAll(List.of("--flink", key + "=" + value)));
     List<String> overrides = new ArrayList<>(mode.tallySettings);
     overrides.add("aggregation.window-size=" + o.window.toMillis() + "ms");
     overrides.add("watermarks.out-of-orderness=" + o.outOfOrderness.toMillis() + "ms");
@@ -347,6 +356,8 @@ final class Backpressure {
         Files.writeString(
             dir.resolve("checkpoints.json"), rest.text("/jobs/" + jobId + "/checkpoints"));
         stats = rest.checkpoints(jobId);
+        // Per subtask (records in and out of each writer): how evenly the rows spread.
+        saveVertices(rest, jobId, dir);
         traffic.stop();
         producer.join();
         if (traffic.failure() != null) {
@@ -407,6 +418,21 @@ final class Backpressure {
     }
     Bench.say(name + ": " + result);
     return result;
+  }
+
+  private static void saveVertices(FlinkRestClient rest, String jobId, Path dir)
+      throws IOException {
+    String job = rest.text("/jobs/" + jobId);
+    Files.writeString(dir.resolve("job-detail.json"), job);
+    Matcher vertex = Pattern.compile("\"id\":\"([0-9a-f]{32})\"").matcher(job);
+    Set<String> seen = new HashSet<>();
+    while (vertex.find()) {
+      String id = vertex.group(1);
+      if (!id.equals(jobId) && seen.add(id)) {
+        Files.writeString(
+            dir.resolve("vertex-" + id + ".json"), rest.text("/jobs/" + jobId + "/vertices/" + id));
+      }
+    }
   }
 
   private LatencyProxy storeProxy(LocalStack stack) {

@@ -149,10 +149,18 @@ public final class Bench implements Callable<Integer> {
 
     @Mixin private BenchOptions options;
 
+    @Option(
+        names = "--cluster-set",
+        paramLabel = "KEY=VALUE",
+        description =
+            "backpressure: a Flink setting of the job's local cluster, over the one every mode"
+                + " sets (to screen a network setting); repeatable.")
+    Map<String, String> clusterSettings = new LinkedHashMap<>();
+
     @Override
     public Integer call() throws Exception {
       Directories dirs = directories("backpressure");
-      new Backpressure(options, dirs.out(), dirs.work()).run();
+      new Backpressure(options, clusterSettings, dirs.out(), dirs.work()).run();
       return 0;
     }
   }
