@@ -53,11 +53,27 @@ final class Recovery {
   private static final Duration RESET_BACKOFF = Duration.ofSeconds(20);
 
   /**
-   * What the measurement itself needs of the cluster: the REST API's per-attempt counters fresh to
-   * within 200 ms instead of Flink's default 10 s.
+   * What the measurement itself needs of the cluster, so that the REST API shows a recovery within
+   * a poll or two of when it happens:
+   *
+   * <ul>
+   *   <li>{@code metrics.fetcher.update-interval}: the per-attempt counters fetched every 200 ms
+   *       instead of Flink's default 10 s;
+   *   <li>{@code web.refresh-interval}: the job's tasks, their attempts and states, are served from
+   *       a copy of the execution graph that lives this long (default 3 s), so a new attempt
+   *       running showed up to 3 s late;
+   *   <li>{@code web.timeout}: the metric fetcher starts a fetch only when the previous one is
+   *       done, and a metrics query in flight to a TaskManager when it is killed is answered by
+   *       nobody: it ends at this timeout (default 10 minutes, during which no metric of any
+   *       TaskManager was fresh and the bench saw no kill recover). It is also every REST handler's
+   *       timeout for its call to the JobManager, hence a few seconds, not less.
+   * </ul>
    */
-  private static final Map<String, String> MEASUREMENT =
-      Map.of("metrics.fetcher.update-interval", "200 ms");
+  static final Map<String, String> MEASUREMENT =
+      Map.of(
+          "metrics.fetcher.update-interval", "200 ms",
+          "web.refresh-interval", "100 ms",
+          "web.timeout", "3 s");
 
   private final BenchOptions o;
   private final int kills;
@@ -413,7 +429,7 @@ final class Recovery {
     long processingAt = -1;
     long deadline = killedAt + ROUND_TIMEOUT.toMillis();
     while (System.currentTimeMillis() < deadline) {
-      if (processing(rest.vertex(jobId, watched), attempts)) {
+      if (processing(rest, jobId, watched, attempts)) {
         processingAt = System.currentTimeMillis();
         break;
       }
@@ -472,10 +488,18 @@ final class Recovery {
   }
 
   /**
-   * Every subtask runs an attempt newer than before the kill, and that attempt has read records.
+   * Every subtask runs an attempt newer than before the kill, and that attempt has read records;
+   * false while the REST API fails to answer (a handler's call to the JobManager timing out at
+   * {@code web.timeout} while it restarts the job), so that the next poll asks again.
    */
   private static boolean processing(
-      FlinkRestClient.VertexDetails vertex, Map<Integer, Integer> before) {
+      FlinkRestClient rest, String jobId, String watched, Map<Integer, Integer> before) {
+    FlinkRestClient.VertexDetails vertex;
+    try {
+      vertex = rest.vertex(jobId, watched);
+    } catch (RuntimeException e) {
+      return false;
+    }
     return !vertex.subtasks().isEmpty()
         && vertex.subtasks().stream()
             .allMatch(

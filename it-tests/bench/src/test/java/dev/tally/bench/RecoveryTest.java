@@ -1,0 +1,32 @@
+package dev.tally.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MetricOptions;
+import org.apache.flink.configuration.WebOptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The settings the recovery bench gives its cluster, read as Flink reads them: the REST API must
+ * show a recovered job within a poll or two, and a metrics query lost with a killed TaskManager
+ * must not hold every metric back for Flink's default 10 minutes.
+ */
+class RecoveryTest {
+
+  private final Configuration cluster = Configuration.fromMap(Recovery.MEASUREMENT);
+
+  @Test
+  void theTasksStatesAreServedFromAnExecutionGraphAtMostAPollOrTwoOld() {
+    assertThat(cluster.get(WebOptions.REFRESH_INTERVAL))
+        .isLessThanOrEqualTo(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aMetricsQueryToAKilledTaskManagerHoldsTheFetcherForSecondsNotMinutes() {
+    assertThat(cluster.get(WebOptions.TIMEOUT)).isLessThanOrEqualTo(Duration.ofSeconds(3));
+    assertThat(cluster.get(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL))
+        .isLessThanOrEqualTo(Duration.ofMillis(200));
+  }
+}
