@@ -25,7 +25,6 @@ import org.apache.iceberg.flink.sink.IcebergStreamWriterMetrics;
 import org.apache.iceberg.flink.sink.SinkUtil;
 import org.apache.iceberg.io.FileWriterFactory;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.io.TaskWriter;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.Types;
 
@@ -39,9 +38,9 @@ import org.apache.iceberg.types.Types;
 final class DeltaSinkWriter implements CommittingSinkWriter<RowData, WriteResult> {
 
   private final TableLoader loader;
-  private final Supplier<TaskWriter<RowData>> writers;
+  private final Supplier<EqualityDeltaWriter> writers;
   private final IcebergStreamWriterMetrics metrics;
-  private TaskWriter<RowData> writer;
+  private EqualityDeltaWriter writer;
 
   /**
    * @param loader the open loader of {@code table}; closed with this writer
@@ -50,14 +49,27 @@ final class DeltaSinkWriter implements CommittingSinkWriter<RowData, WriteResult
    */
   DeltaSinkWriter(
       TableLoader loader, Table table, List<String> equalityColumns, WriterInitContext context) {
-    this.loader = loader;
-    this.writers =
+    this(
+        loader,
         writers(
             table,
             equalityColumns,
             context.getTaskInfo().getIndexOfThisSubtask(),
-            context.getTaskInfo().getAttemptNumber());
-    this.metrics = new IcebergStreamWriterMetrics(context.metricGroup(), table.name());
+            context.getTaskInfo().getAttemptNumber()),
+        new IcebergStreamWriterMetrics(context.metricGroup(), table.name()));
+  }
+
+  /**
+   * @param loader the open loader of the table; closed with this writer
+   * @param writers a new writer for each checkpoint ({@link #writers})
+   */
+  DeltaSinkWriter(
+      TableLoader loader,
+      Supplier<EqualityDeltaWriter> writers,
+      IcebergStreamWriterMetrics metrics) {
+    this.loader = loader;
+    this.writers = writers;
+    this.metrics = metrics;
     this.writer = writers.get();
   }
 
@@ -65,7 +77,7 @@ final class DeltaSinkWriter implements CommittingSinkWriter<RowData, WriteResult
    * A new {@link EqualityDeltaWriter} per call, for one checkpoint of one writer subtask, its files
    * configured as Iceberg's sink configures them without write options.
    */
-  static Supplier<TaskWriter<RowData>> writers(
+  static Supplier<EqualityDeltaWriter> writers(
       Table table, List<String> equalityColumns, int subtask, int attempt) {
     FlinkWriteConf conf = new FlinkWriteConf(table, Map.of(), new Configuration());
     FileFormat format = conf.dataFileFormat();
@@ -128,10 +140,18 @@ final class DeltaSinkWriter implements CommittingSinkWriter<RowData, WriteResult
     return results;
   }
 
+  /**
+   * Drops the rows written since the last {@link #prepareCommit} unfinished ({@link
+   * EqualityDeltaWriter#discard}). They are never committed: Flink closes a sink writer after its
+   * last {@code prepareCommit} when the input ends, and otherwise only when its task is cancelled
+   * or has failed, where the job restarts from its latest checkpoint and writes them again.
+   * Finishing them, as Iceberg's own sink writer does, encoded and uploaded up to a checkpoint
+   * interval's rows into orphan files while the restart of the job waited for this task.
+   */
   @Override
   public void close() throws IOException {
     try {
-      writer.close();
+      writer.discard();
     } finally {
       loader.close();
     }

@@ -30,6 +30,7 @@ import picocli.CommandLine.Option;
  * ./bench.sh anomaly-latency [--rate 20000] [--duration 180s] [--checkpoint-interval 10s]
  * ./bench.sh recovery [--leg tally|sql|sql-same] [--kills 10] [--rate 5000] [--cluster-set heartbeat.interval=500ms] ...
  * ./bench.sh compare [--events 5000000] [--rate 20000] [--duration 180s] [--kills 3] ...
+ * ./bench.sh scale [--cells 1Mx10k,5Mx100k,5Mx1M,20Mx1M] [--no-ceiling] [--time-limit 15m] ...
  * </pre>
  *
  * Results go to {@code target/bench/} (JSON, Markdown, PNG) and standard output. Without a mode it
@@ -45,7 +46,8 @@ import picocli.CommandLine.Option;
       Bench.AnomaliesMode.class,
       Bench.AnomalyLatencyMode.class,
       Bench.RecoveryMode.class,
-      Bench.CompareMode.class
+      Bench.CompareMode.class,
+      Bench.ScaleMode.class
     })
 public final class Bench implements Callable<Integer> {
   @Mixin private HelpOption help;
@@ -282,6 +284,56 @@ public final class Bench implements Callable<Integer> {
     }
   }
 
+  /** Tally's cost curve over a grid of events and users, each cell a throughput run of its own. */
+  @Command(
+      name = "scale",
+      description =
+          "Scale: Tally (and the ceiling) on a grid of events x users, each cell on a fresh"
+              + " stack: events/s, CPU per event, peak RSS, checkpoint sizes, state per million"
+              + " ids; --events, --users and --legs are not used.")
+  static final class ScaleMode implements Callable<Integer> {
+    @Mixin private HelpOption help;
+
+    @Mixin BenchOptions options;
+
+    @Option(
+        names = "--cells",
+        paramLabel = "EVENTSxUSERS",
+        split = ",",
+        defaultValue = Scale.DEFAULT_CELLS,
+        description =
+            "scale: the cells to run, in order, each <events>x<users> with k or M, e.g. 20Mx1M"
+                + " (default: ${DEFAULT-VALUE}).")
+    List<String> cells;
+
+    @Option(
+        names = "--ceiling",
+        negatable = true,
+        defaultValue = "true",
+        fallbackValue = "true",
+        description =
+            "scale: run the ceiling leg in every cell, for Tally's CPU per event against it"
+                + " (default: ${DEFAULT-VALUE}; --no-ceiling to skip it).")
+    boolean ceiling;
+
+    /** The grid, parsed and checked before anything starts. */
+    List<Scale.Cell> grid() {
+      try {
+        return Scale.cells(cells);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+      }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      List<Scale.Cell> grid = grid();
+      Directories dirs = directories("scale");
+      new Scale(options, grid, ceiling, dirs.out(), dirs.work()).run();
+      return 0;
+    }
+  }
+
   /** The throughput run: every leg of {@code o.legs}, its report written to {@code out}. */
   static List<LegResult> throughput(BenchOptions o, Path out, Path work) throws Exception {
     say("Starting the local stack under " + work);
@@ -294,56 +346,11 @@ public final class Bench implements Callable<Integer> {
   /** {@link #throughput(BenchOptions, Path, Path)} on a running stack. */
   static List<LegResult> throughput(BenchOptions o, LocalStack stack, Path out, Path work)
       throws Exception {
-    // The seed's topic name: its SQL script reads this topic and no other.
-    String topic = SqlLeg.TOPIC;
-    stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
-    long window = 3_600_000L;
-    long span = o.hours * window;
-    // Event time ends two hours in the past, on an hour boundary: no record is ahead of the
-    // broker's clock, and the expected rows count windows aligned as the job aligns them.
-    long first = (System.currentTimeMillis() - span - 2 * window) / window * window;
-    Workload workload = new Workload(o.seed, o.users, o.zipf, o.events, first, span, window);
-    say(
-        String.format(
-            Locale.ROOT,
-            "Preloading %,d events (%,d users, Zipf s=%.2f, seed %d, %d hours of event time)"
-                + " into %s (%d partitions)…",
-            o.events,
-            o.users,
-            o.zipf,
-            o.seed,
-            o.hours,
-            topic,
-            o.partitions));
-    long started = System.nanoTime();
-    long sent = Preloader.preload(stack.kafka().bootstrapServers(), topic, workload);
-    double seconds = (System.nanoTime() - started) / 1e9;
-    say(
-        String.format(
-            Locale.ROOT,
-            "Preloaded %,d events in %.1f s (%,.0f/s); expecting %,d rows, amount sum %,d",
-            sent,
-            seconds,
-            sent / seconds,
-            workload.expectedRows(),
-            workload.amountSum()));
-    BenchContext context =
-        new BenchContext(
-            stack,
-            work,
-            o.jobJar(),
-            o.flinkLib(),
-            o.benchClasses(),
-            topic,
-            o.partitions,
-            o.parallelism,
-            o.checkpointInterval,
-            sent,
-            workload.amountSum(),
-            workload.expectedRows(),
-            workload.expectedUserRows(),
-            o.jfr,
-            o.tallySettings);
+    Preloaded preloaded = preload(o, stack, work, o.events, o.users);
+    BenchContext context = preloaded.context();
+    Workload workload = preloaded.workload();
+    long sent = context.events();
+    double seconds = preloaded.seconds();
     List<LegResult> results = new ArrayList<>();
     for (Leg leg : legs()) {
       if (!o.legs.contains(leg.name())) {
@@ -384,6 +391,72 @@ public final class Bench implements Callable<Integer> {
     System.out.println(report.markdown());
     say("Written " + out.resolve("throughput.json") + ", .md and .png; logs under " + work);
     return results;
+  }
+
+  /**
+   * A preloaded topic and what the legs share about it.
+   *
+   * @param workload the generator, with its expectation
+   * @param seconds how long the preload took
+   */
+  record Preloaded(BenchContext context, Workload workload, double seconds) {}
+
+  /**
+   * Creates the seed's topic on {@code stack} and preloads {@code events} events of {@code users}
+   * users into it, the other workload options from {@code o}.
+   */
+  static Preloaded preload(BenchOptions o, LocalStack stack, Path work, long events, int users) {
+    // The seed's topic name: its SQL script reads this topic and no other.
+    String topic = SqlLeg.TOPIC;
+    stack.kafka().createTopic(topic, o.partitions, Map.of("retention.ms", "-1"));
+    long window = 3_600_000L;
+    long span = o.hours * window;
+    // Event time ends two hours in the past, on an hour boundary: no record is ahead of the
+    // broker's clock, and the expected rows count windows aligned as the job aligns them.
+    long first = (System.currentTimeMillis() - span - 2 * window) / window * window;
+    Workload workload = new Workload(o.seed, users, o.zipf, events, first, span, window);
+    say(
+        String.format(
+            Locale.ROOT,
+            "Preloading %,d events (%,d users, Zipf s=%.2f, seed %d, %d hours of event time)"
+                + " into %s (%d partitions)…",
+            events,
+            users,
+            o.zipf,
+            o.seed,
+            o.hours,
+            topic,
+            o.partitions));
+    long started = System.nanoTime();
+    long sent = Preloader.preload(stack.kafka().bootstrapServers(), topic, workload);
+    double seconds = (System.nanoTime() - started) / 1e9;
+    say(
+        String.format(
+            Locale.ROOT,
+            "Preloaded %,d events in %.1f s (%,.0f/s); expecting %,d rows, amount sum %,d",
+            sent,
+            seconds,
+            sent / seconds,
+            workload.expectedRows(),
+            workload.amountSum()));
+    BenchContext context =
+        new BenchContext(
+            stack,
+            work,
+            o.jobJar(),
+            o.flinkLib(),
+            o.benchClasses(),
+            topic,
+            o.partitions,
+            o.parallelism,
+            o.checkpointInterval,
+            sent,
+            workload.amountSum(),
+            workload.expectedRows(),
+            workload.expectedUserRows(),
+            o.jfr,
+            o.tallySettings);
+    return new Preloaded(context, workload, seconds);
   }
 
   static String describe(LegResult r) {

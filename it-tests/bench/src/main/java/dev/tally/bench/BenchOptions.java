@@ -170,7 +170,7 @@ final class BenchOptions {
       defaultValue = "15m",
       converter = DurationConverter.class,
       description =
-          "anomalies: a leg's job still running after this is stopped and reported unfinished"
+          "anomalies, scale: a leg's job still running after this is stopped and reported unfinished"
               + " (default: ${DEFAULT-VALUE}).")
   Duration timeLimit;
 

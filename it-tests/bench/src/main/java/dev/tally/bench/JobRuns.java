@@ -39,6 +39,11 @@ final class JobRuns {
     return writeConfig(dir, stack.tallyServices(), topic, table, parallelism, interval);
   }
 
+  /** The Kafka consumer group of the source of a job writing {@code table}. */
+  static String groupId(String table) {
+    return "tally-bench-" + table;
+  }
+
   /**
    * As {@link #writeConfig(Path, LocalStack, String, String, int, Duration)}, on other services.
    */
@@ -51,7 +56,7 @@ final class JobRuns {
       Duration interval) {
     return TallyYaml.builder(services)
         .topic(topic)
-        .groupId("tally-bench-" + table)
+        .groupId(groupId(table))
         .transactionalIdPrefix("tally-bench-" + table)
         .table(table)
         .set("iceberg.namespace", BenchContext.NAMESPACE)

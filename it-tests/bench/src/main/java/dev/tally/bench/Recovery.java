@@ -30,8 +30,10 @@ import org.apache.iceberg.rest.RESTCatalog;
  *
  * <p>"Processing again" means records flowing, not just tasks {@code RUNNING}: every subtask of the
  * aggregator (the vertex behind the source's {@code keyBy}, so the records crossed the network) is
- * running a new attempt that has read records, as the JobManager's REST API reports the attempt's
- * {@code read-records} (its metric fetcher runs every 200 ms in this cluster). The loss splits into
+ * running a new attempt that has read records, as the TaskManagers' own Prometheus endpoints report
+ * the attempt's {@code numRecordsIn} when asked ({@link TaskRecordsIn}), or the JobManager's REST
+ * API its {@code read-records} (its metric fetcher runs every 200 ms in this cluster), whichever
+ * shows it first. The loss splits into
  * detection (kill to the failure in the job's exception history), restart (to the job {@code
  * RUNNING} again: the restart delay, the old tasks cancelled) and deploy and restore (to
  * processing: tasks deployed, RocksDB state restored, the Kafka readers resumed). Catching up the
@@ -81,6 +83,7 @@ final class Recovery {
   private final Path out;
   private final Path work;
   private final Job job;
+  private final TaskRecordsIn recordsIn = new TaskRecordsIn();
 
   /**
    * The job the kills hit on the cluster: its command ({@code flink run <job jar> ...}), the vertex
@@ -316,6 +319,7 @@ final class Recovery {
   /** {@link #figure()} on a running stack, with a Flink cluster of its own. */
   LatencyFigure figure(LocalStack stack) throws Exception {
     Map<String, String> settings = new LinkedHashMap<>(MEASUREMENT);
+    settings.putAll(recordsIn.settings());
     settings.putAll(clusterSettings);
     int slots = 2;
     // Enough TaskManagers for the job, and one more: standalone has no resource manager to
@@ -423,13 +427,16 @@ final class Recovery {
     Map<Integer, Integer> attempts = new HashMap<>();
     rest.vertex(jobId, watched).subtasks().forEach(s -> attempts.put(s.index(), s.attempt()));
     long checkpoints = cluster.completedCheckpoints(jobId);
+    recordsIn.discover();
     long killedAt = System.currentTimeMillis();
     cluster.killTaskManager(victim);
 
     long processingAt = -1;
     long deadline = killedAt + ROUND_TIMEOUT.toMillis();
     while (System.currentTimeMillis() < deadline) {
-      if (processing(rest, jobId, watched, attempts)) {
+      // The TaskManagers' own counters first: the REST API's lag its metric fetcher's.
+      if (recordsIn.processing(jobId, watched, attempts)
+          || processing(rest, jobId, watched, attempts)) {
         processingAt = System.currentTimeMillis();
         break;
       }

@@ -31,6 +31,11 @@ final class TallyLeg implements Leg {
 
   @Override
   public LegResult run(BenchContext context) throws Exception {
+    return run(context, JobWatch.NONE);
+  }
+
+  /** {@link #run(BenchContext)}, {@code watch} following the job while it runs. */
+  LegResult run(BenchContext context, JobWatch watch) throws Exception {
     JobRuns.Finished run =
         JobRuns.runLeg(
             context,
@@ -39,7 +44,8 @@ final class TallyLeg implements Leg {
             List.of(),
             Stream.concat(Stream.of("kafka.source.bounded=true"), context.tallySettings().stream())
                 .toList(),
-            context.stack().objectStore().awsClientEnvironment());
+            context.stack().objectStore().awsClientEnvironment(),
+            watch);
     if (run.exit() != 0) {
       return LegResult.failed(name(), "exit code " + run.exit() + ", see " + run.log());
     }

@@ -150,6 +150,12 @@ class FlinkClusterIT {
         cluster.lastTransitionTo(jobId, "RUNNING") - killedAtMillis);
     assertThat(cluster.lastTransitionTo(jobId, "RESTARTING")).isGreaterThan(killedAtMillis);
     assertThat(cluster.restoredCheckpoints(jobId)).as("restored from a checkpoint").isPositive();
+    // RocksDB's JNI library is on the TaskManagers' library path (extracted once, as an image
+    // does): no TaskManager, the replacement included, extracted its own copy before its first
+    // keyed task could start (docs/deployment.md).
+    assertThat(rocksDbLibraryCopies())
+        .as("copies of RocksDB's library the TaskManagers extracted into their temporary dirs")
+        .isEmpty();
 
     Map<Rejection, Long> offsets = producing.get(2, TimeUnit.MINUTES);
     Map<SpendingKey, Totals> expected = s.data.closedWindowsOracle();
@@ -243,6 +249,14 @@ class FlinkClusterIT {
   private static long largestBlob() throws IOException {
     try (Stream<Path> files = Files.walk(root.resolve("flink").resolve("blobs"))) {
       return files.mapToLong(file -> file.toFile().length()).max().orElse(0);
+    }
+  }
+
+  private static List<Path> rocksDbLibraryCopies() throws IOException {
+    try (Stream<Path> files = Files.walk(root.resolve("flink").resolve("tmp"))) {
+      return files
+          .filter(file -> file.getFileName().toString().startsWith("librocksdbjni"))
+          .toList();
     }
   }
 

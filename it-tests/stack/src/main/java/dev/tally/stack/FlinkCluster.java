@@ -99,9 +99,16 @@ public final class FlinkCluster implements AutoCloseable {
           "heartbeat.timeout", "5 s",
           "heartbeat.rpc-failure-threshold", "2");
 
+  /**
+   * RocksDB's JNI library by the name {@code System.loadLibrary} looks up on this platform, or
+   * null where RocksDB's jar has no such library (then each TaskManager extracts it as before).
+   */
+  static final String ROCKSDB_JNI_LIBRARY = rocksDbJniLibrary();
+
   private final Path dir;
   private final Path confDir;
   private final List<Path> classpath;
+  private final List<String> taskManagerJvm;
   private final Map<String, String> environment;
   private final int restPort;
   private final ServiceProcess jobManager;
@@ -116,10 +123,12 @@ public final class FlinkCluster implements AutoCloseable {
       List<Path> classpath,
       Map<String, String> environment,
       int restPort,
-      ServiceProcess jobManager) {
+      ServiceProcess jobManager,
+      List<String> taskManagerJvm) {
     this.dir = dir;
     this.confDir = confDir;
     this.classpath = classpath;
+    this.taskManagerJvm = List.copyOf(taskManagerJvm);
     this.environment = environment;
     this.restPort = restPort;
     this.jobManager = jobManager;
@@ -206,7 +215,16 @@ public final class FlinkCluster implements AutoCloseable {
             .jvmOptions(JM_JVM.toArray(String[]::new))
             .logFile(dir.resolve("jobmanager.log"))
             .start();
-    FlinkCluster cluster = new FlinkCluster(dir, confDir, classpath, env, restPort, jm);
+    List<String> tmJvm = new ArrayList<>(TM_JVM);
+    extractRocksDbLibrary(classpath, dir.resolve("native"))
+        .ifPresent(
+            library ->
+                tmJvm.add(
+                    "-Djava.library.path="
+                        + library.getParent()
+                        + java.io.File.pathSeparator
+                        + System.getProperty("java.library.path", "")));
+    FlinkCluster cluster = new FlinkCluster(dir, confDir, classpath, env, restPort, jm, tmJvm);
     try {
       jm.awaitReady(READY_TIMEOUT, () -> cluster.rest.overview() != null);
       for (int i = 0; i < taskManagers; i++) {
@@ -432,7 +450,7 @@ public final class FlinkCluster implements AutoCloseable {
         builder(id, dir, confDir, classpath, environment)
             .mainClass("org.apache.flink.runtime.taskexecutor.TaskManagerRunner")
             .args("--configDir", confDir.toString(), "-Dtaskmanager.resource-id=" + id)
-            .jvmOptions(TM_JVM.toArray(String[]::new))
+            .jvmOptions(taskManagerJvm.toArray(String[]::new))
             .logFile(dir.resolve(id + ".log"))
             .start();
     taskManagers.add(tm);
@@ -501,6 +519,62 @@ public final class FlinkCluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the Flink configuration in " + confDir, e);
     }
+  }
+
+  /**
+   * Extracts RocksDB's JNI library from RocksDB's jar on {@code classpath} into {@code directory},
+   * once for every TaskManager of the cluster, as an image does at build time
+   * (docs/deployment.md). RocksDB's loader tries {@code System.loadLibrary} first and extracts the
+   * library from its jar into a fresh temporary directory only when that fails: on the library
+   * path, a TaskManager that never ran the job loads it at its first RocksDB backend without
+   * extracting ~13 MB, which its first keyed task waited for (0.2–0.4 s on the bench).
+   *
+   * @return the library, or empty when the platform has none in the jar or no RocksDB jar is on
+   *     the class path
+   */
+  static java.util.Optional<Path> extractRocksDbLibrary(List<Path> classpath, Path directory) {
+    if (ROCKSDB_JNI_LIBRARY == null) {
+      return java.util.Optional.empty();
+    }
+    for (Path jar : classpath) {
+      if (!jar.getFileName().toString().matches("f?rocksdbjni-.*\\.jar")) {
+        continue;
+      }
+      try (JarFile file = new JarFile(jar.toFile())) {
+        java.util.jar.JarEntry entry = file.getJarEntry(ROCKSDB_JNI_LIBRARY);
+        if (entry == null) {
+          continue;
+        }
+        Files.createDirectories(directory);
+        Path library = directory.resolve(ROCKSDB_JNI_LIBRARY);
+        try (java.io.InputStream in = file.getInputStream(entry)) {
+          Files.copy(in, library, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        return java.util.Optional.of(library);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot extract RocksDB's library from " + jar, e);
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * The file RocksDB's loader asks {@code System.loadLibrary} for after its shared name: {@code
+   * rocksdbjni-<platform>} ({@code org.rocksdb.util.Environment#getJniLibraryName}), for the
+   * platforms of glibc Linux its jar carries; null elsewhere.
+   */
+  private static String rocksDbJniLibrary() {
+    if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("linux")) {
+      return null;
+    }
+    String platform =
+        switch (System.getProperty("os.arch", "")) {
+          case "amd64", "x86_64" -> "linux64";
+          case "aarch64" -> "linux-aarch64";
+          case "ppc64le" -> "linux-ppc64le";
+          default -> null;
+        };
+    return platform == null ? null : System.mapLibraryName("rocksdbjni-" + platform);
   }
 
   private static String mainClassOf(Path jar) {
