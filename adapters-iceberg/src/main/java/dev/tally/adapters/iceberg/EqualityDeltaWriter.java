@@ -123,8 +123,8 @@ final class EqualityDeltaWriter implements TaskWriter<RowData> {
   /**
    * Drops the files of this checkpoint unfinished: no Parquet encoding, no upload, no delete, and
    * no {@link WriteResult}. For rows no checkpoint will commit (the writer's task is cancelled or
-   * failed): finishing them would only make orphan files, and the restart of the job waits for
-   * the cancelled task. The open streams are left to the garbage collector; the rows, buffered in
+   * failed): finishing them would only make orphan files, and the restart of the job waits for the
+   * cancelled task. The open streams are left to the garbage collector; the rows, buffered in
    * memory until a file's first row group is full, never reach them.
    */
   void discard() {

@@ -7,6 +7,8 @@ import dev.tally.domain.spending.SpendingKey;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.domain.window.EventTimeWindow;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -64,6 +66,16 @@ class DeltaSinkWriterTest {
         new IcebergStreamWriterMetrics(new UnregisteredMetricsGroup(), table.name()));
   }
 
+  private static void write(DeltaSinkWriter writer, List<RowData> rows) throws IOException {
+    for (RowData row : rows) {
+      writer.write(row, null);
+    }
+  }
+
+  private static Path pathOf(DataFile file) {
+    return Path.of(URI.create(file.location()).getPath());
+  }
+
   /** Every file under the table's data directory, with its size. */
   private static Map<Path, Long> dataFiles(Table table) throws IOException {
     Path data = Path.of(table.location(), "data");
@@ -82,7 +94,7 @@ class DeltaSinkWriterTest {
     try {
       return Files.size(path);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -90,9 +102,7 @@ class DeltaSinkWriterTest {
   void closingDropsTheRowsSinceTheLastCheckpointWithoutFinishingAFile() throws IOException {
     Table table = local.createSpendingTable(4);
     DeltaSinkWriter writer = writer(table);
-    for (RowData row : rows(200, TEN)) {
-      writer.write(row, null);
-    }
+    write(writer, rows(200, TEN));
 
     writer.close();
 
@@ -107,13 +117,9 @@ class DeltaSinkWriterTest {
   void closingKeepsTheFilesOfACheckpointAndDropsOnlyWhatCameAfter() throws IOException {
     Table table = local.createSpendingTable(4);
     DeltaSinkWriter writer = writer(table);
-    for (RowData row : rows(200, TEN)) {
-      writer.write(row, null);
-    }
+    write(writer, rows(200, TEN));
     List<WriteResult> checkpoint = List.copyOf(writer.prepareCommit());
-    for (RowData row : rows(200, TEN + HOUR)) {
-      writer.write(row, null);
-    }
+    write(writer, rows(200, TEN + HOUR));
 
     writer.close();
 
@@ -123,15 +129,13 @@ class DeltaSinkWriterTest {
     assertThat(committable.stream().mapToLong(DataFile::recordCount).sum()).isEqualTo(200);
     Map<Path, Long> onDisk = dataFiles(table);
     for (DataFile file : committable) {
-      Path path = Path.of(java.net.URI.create(file.location()).getPath());
-      assertThat(onDisk.get(path)).as("%s", path).isEqualTo(file.fileSizeInBytes());
+      assertThat(onDisk.get(pathOf(file))).as("%s", file).isEqualTo(file.fileSizeInBytes());
     }
     assertThat(onDisk)
         .as("files of the rows after the checkpoint")
         .allSatisfy(
             (path, size) -> {
-              if (committable.stream()
-                  .noneMatch(f -> Path.of(java.net.URI.create(f.location()).getPath()).equals(path))) {
+              if (committable.stream().noneMatch(f -> pathOf(f).equals(path))) {
                 assertThat(size).isLessThan(SMALLEST_PARQUET_FILE);
               }
             });

@@ -33,11 +33,11 @@ import org.apache.iceberg.rest.RESTCatalog;
  * running a new attempt that has read records, as the TaskManagers' own Prometheus endpoints report
  * the attempt's {@code numRecordsIn} when asked ({@link TaskRecordsIn}), or the JobManager's REST
  * API its {@code read-records} (its metric fetcher runs every 200 ms in this cluster), whichever
- * shows it first. The loss splits into
- * detection (kill to the failure in the job's exception history), restart (to the job {@code
- * RUNNING} again: the restart delay, the old tasks cancelled) and deploy and restore (to
- * processing: tasks deployed, RocksDB state restored, the Kafka readers resumed). Catching up the
- * backlog ends when the aggregator's watermark reaches what was produced when processing resumed.
+ * shows it first. The loss splits into detection (kill to the failure in the job's exception
+ * history), restart (to the job {@code RUNNING} again: the restart delay, the old tasks cancelled)
+ * and deploy and restore (to processing: tasks deployed, RocksDB state restored, the Kafka readers
+ * resumed). Catching up the backlog ends when the aggregator's watermark reaches what was produced
+ * when processing resumed.
  *
  * <p>After each round the table is checked exact: every window its current snapshot marks final
  * ({@code tally.watermark}) holds exactly the sums of the events produced in it, key by key, and no

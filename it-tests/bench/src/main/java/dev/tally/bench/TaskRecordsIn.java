@@ -77,7 +77,9 @@ final class TaskRecordsIn {
     return all;
   }
 
-  /** Whether every subtask of {@code vertex} runs an attempt newer than {@code before} with records. */
+  /**
+   * Whether every subtask of {@code vertex} runs an attempt newer than {@code before} with records.
+   */
   boolean processing(String job, String vertex, Map<Integer, Integer> before) {
     Map<Integer, Boolean> reading = new HashMap<>();
     for (Attempt a : attempts()) {

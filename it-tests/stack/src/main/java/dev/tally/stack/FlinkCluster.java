@@ -100,8 +100,8 @@ public final class FlinkCluster implements AutoCloseable {
           "heartbeat.rpc-failure-threshold", "2");
 
   /**
-   * RocksDB's JNI library by the name {@code System.loadLibrary} looks up on this platform, or
-   * null where RocksDB's jar has no such library (then each TaskManager extracts it as before).
+   * RocksDB's JNI library by the name {@code System.loadLibrary} looks up on this platform, or null
+   * where RocksDB's jar has no such library (then each TaskManager extracts it as before).
    */
   static final String ROCKSDB_JNI_LIBRARY = rocksDbJniLibrary();
 
@@ -523,14 +523,14 @@ public final class FlinkCluster implements AutoCloseable {
 
   /**
    * Extracts RocksDB's JNI library from RocksDB's jar on {@code classpath} into {@code directory},
-   * once for every TaskManager of the cluster, as an image does at build time
-   * (docs/deployment.md). RocksDB's loader tries {@code System.loadLibrary} first and extracts the
-   * library from its jar into a fresh temporary directory only when that fails: on the library
-   * path, a TaskManager that never ran the job loads it at its first RocksDB backend without
-   * extracting ~13 MB, which its first keyed task waited for (0.2–0.4 s on the bench).
+   * once for every TaskManager of the cluster, as an image does at build time (docs/deployment.md).
+   * RocksDB's loader tries {@code System.loadLibrary} first and extracts the library from its jar
+   * into a fresh temporary directory only when that fails: on the library path, a TaskManager that
+   * never ran the job loads it at its first RocksDB backend without extracting ~13 MB, which its
+   * first keyed task waited for (0.2–0.4 s on the bench).
    *
-   * @return the library, or empty when the platform has none in the jar or no RocksDB jar is on
-   *     the class path
+   * @return the library, or empty when the platform has none in the jar or no RocksDB jar is on the
+   *     class path
    */
   static java.util.Optional<Path> extractRocksDbLibrary(List<Path> classpath, Path directory) {
     if (ROCKSDB_JNI_LIBRARY == null) {
