@@ -87,7 +87,9 @@ public record IcebergSinkConfig(
                   + " `bucket(user_id)`) has one writer, so a checkpoint writes one file per live"
                   + " partition; Tally keys the writers by the partition's values (the writers"
                   + " and Iceberg's committer behind Tally's own shuffle), not by Iceberg's formatted"
-                  + " partition path, which cost about a quarter of the job's CPU. `none` and"
+                  + " partition path, which cost about a quarter of the job's CPU, and gives each"
+                  + " writer an equal share of the buckets (a bucket's partitions of every day on"
+                  + " one writer), so that no writer gets most of the rows. `none` and"
                   + " `range`: Iceberg's own shuffle by the identifier fields, every writer writing"
                   + " every live partition.");
 

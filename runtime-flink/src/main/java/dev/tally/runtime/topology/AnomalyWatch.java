@@ -261,6 +261,16 @@ final class AnomalyWatch implements Serializable {
     state.writeBack(selectKey);
   }
 
+  /** Writes ahead of the next checkpoint barrier ({@link WriteBackState#writeBackAhead}). */
+  boolean writeBackAhead(double remaining, Consumer<String> selectKey) throws Exception {
+    return state.writeBackAhead(remaining, selectKey);
+  }
+
+  /** Ends a checkpoint interval ({@link WriteBackState#markInterval}). */
+  void markInterval() {
+    state.markInterval();
+  }
+
   private void judgeWaiting(
       UserBaselines baselines, String user, long watermark, Consumer<Anomaly> out) {
     List<PendingJudgement> due = new ArrayList<>();

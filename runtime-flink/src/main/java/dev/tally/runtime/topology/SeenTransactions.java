@@ -128,4 +128,14 @@ final class SeenTransactions {
   void writeBack(Consumer<String> selectKey) throws Exception {
     state.writeBack(selectKey);
   }
+
+  /** Writes ahead of the next checkpoint barrier ({@link WriteBackState#writeBackAhead}). */
+  boolean writeBackAhead(double remaining, Consumer<String> selectKey) throws Exception {
+    return state.writeBackAhead(remaining, selectKey);
+  }
+
+  /** Ends a checkpoint interval ({@link WriteBackState#markInterval}). */
+  void markInterval() {
+    state.markInterval();
+  }
 }

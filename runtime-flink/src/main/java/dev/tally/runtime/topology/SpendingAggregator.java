@@ -348,6 +348,31 @@ final class SpendingAggregator
   }
 
   /**
+   * Writes some pending values ahead of the next checkpoint barrier, so that the barrier finds few
+   * ({@link WriteBackState#writeBackAhead}).
+   *
+   * @param remaining the part of the checkpoint interval still to come, from 1 to 0
+   * @return whether a value was written (and the backend's current key changed)
+   */
+  boolean writeBackAhead(double remaining, Consumer<String> selectKey) throws Exception {
+    boolean wrote = open.writeBackAhead(remaining, selectKey);
+    wrote |= seen.writeBackAhead(remaining, selectKey);
+    if (anomalies != null) {
+      wrote |= anomalies.writeBackAhead(remaining, selectKey);
+    }
+    return wrote;
+  }
+
+  /** Ends a checkpoint interval, right after the barrier's {@link #writeBack}. */
+  void markInterval() {
+    open.markInterval();
+    seen.markInterval();
+    if (anomalies != null) {
+      anomalies.markInterval();
+    }
+  }
+
+  /**
    * Moves the current user's dedupe entries of a release before {@link SeenTransactions#STATE} into
    * it (see {@link SpendingAggregatorOperator}).
    */

@@ -1,6 +1,5 @@
 package dev.tally.runtime.topology;
 
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -38,22 +37,43 @@ import org.apache.flink.api.common.state.ValueState;
  */
 final class WriteBackState<T> {
 
+  /**
+   * How many users' values {@link #writeBackAhead} leaves pending for the checkpoint barrier: what
+   * the task thread writes there, in which no event is processed, is this many users at most, not
+   * every user changed in the interval (a few milliseconds, not seconds, at 100,000 users).
+   */
+  static final int PENDING_AT_BARRIER = 1_000;
+
+  /**
+   * How many users' values {@link #writeBackAhead} writes at most in one turn (one element or
+   * timer), so that no turn waits long behind writing.
+   */
+  static final int AHEAD_PER_TURN = 8;
+
   private final ValueState<T> state;
   private final int capacity;
   private final boolean keepWritten;
   private final Predicate<T> isEmpty;
 
   /**
-   * Values changed since they were last written to {@link #state}, by user; an empty value is a
-   * pending "nothing left", told apart from "nothing pending".
+   * Values changed since they were last written to {@link #state}, by user, in the order they were
+   * first changed (a later change keeps a user's place): {@link #writeBackOldest} writes the users
+   * pending longest first. An empty value is a pending "nothing left", told apart from "nothing
+   * pending".
    */
-  private final Map<String, T> unwritten = new HashMap<>();
+  private final LinkedHashMap<String, T> unwritten = new LinkedHashMap<>();
 
   /**
    * Values equal to what {@link #state} holds, by user, least recently used first; never empty
    * ones, and only with {@link #keepWritten}.
    */
   private final LinkedHashMap<String, T> written = new LinkedHashMap<>(16, 0.75f, true);
+
+  /** Users written since the last {@link #markInterval}. */
+  private int writtenInInterval;
+
+  /** Users written in the interval that {@link #markInterval} ended last, as it counted them. */
+  private int writtenLastInterval;
 
   /**
    * @param state the value state of the current key
@@ -130,6 +150,7 @@ final class WriteBackState<T> {
     if (unwritten.isEmpty()) {
       return;
     }
+    writtenInInterval += unwritten.size();
     for (Map.Entry<String, T> pending : unwritten.entrySet()) {
       selectKey.accept(pending.getKey());
       T value = pending.getValue();
@@ -139,6 +160,62 @@ final class WriteBackState<T> {
       }
     }
     unwritten.clear();
+  }
+
+  /**
+   * Writes the values of at most {@code users} users, those pending longest, to the state backend;
+   * they stay on the heap with {@code keepWritten}. Lets the operator spread the writing over the
+   * checkpoint interval, so that {@link #writeBack} at the barrier finds few users pending.
+   *
+   * @param selectKey makes a user the backend's current key; the caller restores its own after
+   */
+  void writeBackOldest(int users, Consumer<String> selectKey) throws Exception {
+    Iterator<Map.Entry<String, T>> oldest = unwritten.entrySet().iterator();
+    for (int i = 0; i < users && oldest.hasNext(); i++) {
+      writtenInInterval++;
+      Map.Entry<String, T> pending = oldest.next();
+      selectKey.accept(pending.getKey());
+      T value = pending.getValue();
+      write(value);
+      oldest.remove();
+      if (keepWritten && !isEmpty.test(value)) {
+        written.put(pending.getKey(), value);
+      }
+    }
+  }
+
+  /**
+   * Writes ahead of the next checkpoint barrier, the users pending longest first, at most {@value
+   * #AHEAD_PER_TURN} users: as many as keep the pending users within a bound that falls linearly
+   * over the interval, from {@value #PENDING_AT_BARRIER} plus as many users as the last interval
+   * wrote, at its start, to {@value #PENDING_AT_BARRIER} at the barrier. So the writing is spread
+   * over the interval, and a user changed again soon after its first change is still written once.
+   *
+   * @param remaining the part of the checkpoint interval still to come, from 1 (just taken) to 0
+   *     (due)
+   * @param selectKey makes a user the backend's current key; the caller restores its own after
+   * @return whether a value was written (and the backend's current key changed)
+   */
+  boolean writeBackAhead(double remaining, Consumer<String> selectKey) throws Exception {
+    int pending = unwritten.size();
+    if (pending <= PENDING_AT_BARRIER) {
+      return false;
+    }
+    long bound = PENDING_AT_BARRIER + (long) (writtenLastInterval * remaining);
+    if (pending <= bound) {
+      return false;
+    }
+    writeBackOldest((int) Math.min(AHEAD_PER_TURN, pending - bound), selectKey);
+    return true;
+  }
+
+  /**
+   * Ends a checkpoint interval, right after the {@link #writeBack} of its barrier: what it wrote
+   * paces {@link #writeBackAhead} in the next.
+   */
+  void markInterval() {
+    writtenLastInterval = writtenInInterval;
+    writtenInInterval = 0;
   }
 
   private void write(T value) throws Exception {

@@ -13,6 +13,7 @@ import dev.tally.domain.window.TumblingWindows;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -388,6 +389,52 @@ class SpendingAggregatorTest {
     assertThat(storedUsers()).hasSize(2 - pending);
     harness.snapshot(1L, 1L);
     assertThat(storedUsers()).containsExactlyInAnyOrder("alice", "bob");
+  }
+
+  /**
+   * A checkpoint barrier finds few users pending: between checkpoints the changed values are
+   * written ahead, paced by the processing time to the next checkpoint, so that the barrier does
+   * not write every user changed in the interval while the task thread processes nothing (seconds
+   * at 100,000 users; docs/benchmarks.md "Anomaly latency"). What a restore then sees is exactly
+   * what writing at the barrier gave.
+   */
+  @Test
+  void aCheckpointBarrierFindsFewUsersPendingAndTheStateRestoresAsWritten() throws Exception {
+    int users = 3 * WriteBackState.PENDING_AT_BARRIER;
+    harness.setProcessingTime(0);
+    harness.snapshot(1L, 0L);
+    for (int u = 0; u < users; u++) {
+      process(aTransaction().id("a" + u).user("u" + u).amount(1).at(H10).build());
+    }
+    harness.setProcessingTime(10_000);
+    // The second snapshot tells the interval, 10 s, in which these users were written.
+    harness.snapshot(2L, 10_000L);
+    for (int u = 0; u < 2 * users; u++) {
+      harness.setProcessingTime(10_000 + 9_990L * u / (2 * users));
+      // Users seen before, changed again, and as many new ones.
+      String user = "u" + (u % 2 == 0 ? u / 2 : users + u / 2);
+      process(aTransaction().id("b" + u).user(user).amount(2).at(H10.plusSeconds(1)).build());
+    }
+
+    // Right before the third barrier, at most the bound of the new users is pending, not all.
+    int newPending = 2 * users - storedUsers().size();
+    assertThat(newPending)
+        .isLessThanOrEqualTo(WriteBackState.PENDING_AT_BARRIER + WriteBackState.AHEAD_PER_TURN);
+    assertThat(2 * users - storedDedupeUsers().size())
+        .isLessThanOrEqualTo(WriteBackState.PENDING_AT_BARRIER + WriteBackState.AHEAD_PER_TURN);
+    OperatorSubtaskState snapshot = harness.snapshot(3L, 19_990L);
+    harness.close();
+
+    harness = harness(AggregationSettings.defaults(), snapshot);
+    // A replay of an id counted after the second snapshot is known after the restore.
+    process(aTransaction().id("b1").user("u" + users).amount(2).at(H10.plusSeconds(1)).build());
+    watermark(H10.plusSeconds(3_600));
+    List<String> expected = new ArrayList<>();
+    for (int u = 0; u < users; u++) {
+      expected.add("u" + u + "/EUR@2026-11-29T10:00:00Z=3#2");
+      expected.add("u" + (users + u) + "/EUR@2026-11-29T10:00:00Z=2#1");
+    }
+    assertThat(rows()).containsExactlyInAnyOrderElementsOf(expected);
   }
 
   /**
