@@ -30,6 +30,17 @@ class ScaleTest {
   }
 
   @Test
+  void theBenchHasTheScaleModeAndItsHelpNamesTheGridOptions() {
+    CommandLine bench = new CommandLine(Bench.class);
+    CommandLine.ParseResult parsed = bench.parseArgs("scale", "--cells", "20Mx1M", "--no-ceiling");
+    Bench.ScaleMode mode = (Bench.ScaleMode) parsed.subcommand().commandSpec().userObject();
+    assertThat(mode.grid()).containsExactly(new Scale.Cell(20_000_000, 1_000_000));
+    assertThat(mode.ceiling).isFalse();
+    assertThat(bench.getSubcommands().get("scale").getUsageMessage())
+        .contains("--cells", "--[no-]ceiling", "--time-limit", Scale.DEFAULT_CELLS);
+  }
+
+  @Test
   void cellsAreReadWithUnitsAndUnderscoresAndLabelledBackShortest() {
     Bench.ScaleMode mode = parse("--cells", "20Mx1M,5_000_000x100k,1500x7", "--no-ceiling");
     assertThat(mode.grid())
