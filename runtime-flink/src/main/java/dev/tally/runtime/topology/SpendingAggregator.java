@@ -348,6 +348,15 @@ final class SpendingAggregator
   }
 
   /**
+   * Whether this aggregator judges anomalies, whose alerts wait behind whatever holds the task
+   * thread at a checkpoint barrier; only then are values written ahead of it ({@link
+   * #writeBackAhead}).
+   */
+  boolean watchesAnomalies() {
+    return anomalies != null;
+  }
+
+  /**
    * Writes some pending values ahead of the next checkpoint barrier, so that the barrier finds few
    * ({@link WriteBackState#writeBackAhead}).
    *
