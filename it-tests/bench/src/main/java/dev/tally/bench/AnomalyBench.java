@@ -23,6 +23,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
 
@@ -54,11 +55,16 @@ final class AnomalyBench {
       TableIdentifier.of("analytics", "spending_anomalies_sql");
 
   private final BenchOptions o;
+  private final boolean sqlLeg;
   private final Path out;
   private final Path work;
 
-  AnomalyBench(BenchOptions options, Path out, Path work) {
+  /**
+   * @param sqlLeg whether the SQL {@code OVER} leg runs after Tally's
+   */
+  AnomalyBench(BenchOptions options, boolean sqlLeg, Path out, Path work) {
     this.o = options;
+    this.sqlLeg = sqlLeg;
     this.out = out;
     this.work = work;
   }
@@ -123,7 +129,9 @@ final class AnomalyBench {
       catalog.initialize("bench", stack.catalog().clientProperties());
       List<Result> results = new ArrayList<>();
       results.add(tally(context, catalog, contract));
-      results.add(sql(context, catalog, sqlSemantics));
+      if (sqlLeg) {
+        results.add(sql(context, catalog, sqlSemantics));
+      }
       catalog.close();
       String markdown = markdown(data, shape, contract, sqlSemantics, results);
       System.out.println();
@@ -146,10 +154,13 @@ final class AnomalyBench {
             "tally",
             "tally_spending",
             List.of(),
-            List.of(
-                "kafka.source.bounded=true",
-                "anomalies.enabled=true",
-                "anomalies.table=" + BenchContext.NAMESPACE + "." + TALLY_TABLE),
+            Stream.concat(
+                    Stream.of(
+                        "kafka.source.bounded=true",
+                        "anomalies.enabled=true",
+                        "anomalies.table=" + BenchContext.NAMESPACE + "." + TALLY_TABLE),
+                    o.tallySettings.stream())
+                .toList(),
             context.stack().objectStore().awsClientEnvironment(),
             watch);
     return result("tally", run, watch, context, () -> checkTally(catalog, expected));
@@ -312,11 +323,12 @@ final class AnomalyBench {
     StringBuilder md = new StringBuilder();
     md.append(
         Report.fmt(
-            "Anomalies: %s; parallelism %d, checkpoints every %d s. The contract finds %,d"
-                + " anomalies, the SQL form's semantics %,d (%s).%n%n",
+            "Anomalies: %s; parallelism %d, checkpoints every %d s, Tally overrides %s. The"
+                + " contract finds %,d anomalies, the SQL form's semantics %,d (%s).%n%n",
             data,
             o.parallelism,
             o.checkpointInterval.toSeconds(),
+            o.tallySettings,
             contract.size(),
             sqlSemantics.size(),
             differences(contract.keySet(), sqlSemantics.keySet())));

@@ -30,8 +30,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * LiveTraffic} (event time = the wall clock at sending), and after {@code --warmup} of it also
  * {@value #SPIKES_PER_SECOND} spikes a second for {@code --duration}, each of a user of its own
  * with a full 7-day baseline preloaded before the job starts; a {@code read_committed} consumer of
- * the anomaly topic times each spike's alert. Twice: with {@code anomalies.kafka.delivery} {@code
- * exactly-once} and {@code at-least-once}.
+ * the anomaly topic times each spike's alert. Once per {@code anomalies.kafka.delivery} asked for,
+ * {@code exactly-once} and {@code at-least-once} by default, each with a job of its own; {@code
+ * --tally-set} overrides reach every job.
  *
  * <p>What is measured: alert visible to the consumer − the spike's source record timestamp (= its
  * event time = its send time). The contract decides a transaction once the watermark reaches the
@@ -50,12 +51,20 @@ final class AnomalyLatency {
   private static final int BASELINE = 30;
   private static final Pattern TRANSACTION_ID = Pattern.compile("\"transaction_id\":\"([^\"]+)\"");
 
+  /** The deliveries a run may measure, and their order by default. */
+  static final List<String> DELIVERIES = List.of("exactly-once", "at-least-once");
+
   private final BenchOptions o;
+  private final List<String> deliveries;
+  private final Duration warmup;
   private final Path out;
   private final Path work;
 
-  AnomalyLatency(BenchOptions options, Path out, Path work) {
+  AnomalyLatency(
+      BenchOptions options, List<String> deliveries, Duration warmup, Path out, Path work) {
     this.o = options;
+    this.deliveries = List.copyOf(deliveries);
+    this.warmup = warmup;
     this.out = out;
     this.work = work;
   }
@@ -103,8 +112,11 @@ final class AnomalyLatency {
     Bench.say("Starting the local stack under " + work);
     List<Run> runs = new ArrayList<>();
     try (LocalStack stack = LocalStack.start(work.resolve("stack"))) {
-      runs.add(measure(stack, "exactly-once", o.checkpointInterval.toMillis() + 1_000));
-      runs.add(measure(stack, "at-least-once", 200));
+      for (String delivery : deliveries) {
+        long target =
+            delivery.equals("exactly-once") ? o.checkpointInterval.toMillis() + 1_000 : 200;
+        runs.add(measure(stack, delivery, target));
+      }
     }
     StringBuilder md = new StringBuilder();
     for (Run r : runs) {
@@ -115,11 +127,15 @@ final class AnomalyLatency {
         String.format(
             Locale.ROOT,
             "%nlive traffic %,d events/s, parallelism %d, checkpoints every %d s,"
-                + " out-of-orderness %d ms%n%nmachine: %s%n",
+                + " out-of-orderness %d ms, warm-up %d s, spikes for %d s, Tally overrides %s%n%n"
+                + "machine: %s%n",
             o.rate,
             o.parallelism,
             o.checkpointInterval.toSeconds(),
             o.outOfOrderness.toMillis(),
+            warmup.toSeconds(),
+            o.duration.toSeconds(),
+            o.tallySettings,
             Bench.machine()));
     Files.createDirectories(out);
     Files.writeString(out.resolve("anomaly-latency.md"), md, StandardCharsets.UTF_8);
@@ -166,19 +182,20 @@ final class AnomalyLatency {
             o.parallelism,
             o.checkpointInterval);
     int webPort = LoopbackPorts.freePort();
-    TallyJobLauncher job =
-        TallyJobLauncher.of(config)
-            .overrides(
-                List.of(
-                    "kafka.source.startup-mode=earliest",
-                    "watermarks.out-of-orderness=" + o.outOfOrderness.toMillis() + "ms",
-                    "anomalies.enabled=true",
-                    "anomalies.table="
-                        + BenchContext.NAMESPACE
-                        + ".anomalies_"
-                        + delivery.replace('-', '_'),
-                    "anomalies.kafka.topic=" + alerts,
-                    "anomalies.kafka.delivery=" + delivery));
+    List<String> overrides =
+        new ArrayList<>(
+            List.of(
+                "kafka.source.startup-mode=earliest",
+                "watermarks.out-of-orderness=" + o.outOfOrderness.toMillis() + "ms",
+                "anomalies.enabled=true",
+                "anomalies.table="
+                    + BenchContext.NAMESPACE
+                    + ".anomalies_"
+                    + delivery.replace('-', '_'),
+                "anomalies.kafka.topic=" + alerts,
+                "anomalies.kafka.delivery=" + delivery));
+    overrides.addAll(o.tallySettings);
+    TallyJobLauncher job = TallyJobLauncher.of(config).overrides(overrides);
     Path log = dir.resolve("job.log");
     MeasuredProcess process =
         MeasuredProcess.start(
@@ -199,7 +216,7 @@ final class AnomalyLatency {
               "%s: job running; %,d events/s for %d s of warm-up, then with %d spikes/s for %d s…",
               delivery,
               o.rate,
-              o.warmup.toSeconds(),
+              warmup.toSeconds(),
               SPIKES_PER_SECOND,
               o.duration.toSeconds()));
       LiveTraffic traffic =
@@ -212,7 +229,7 @@ final class AnomalyLatency {
           Preloader.producer(stack.kafka().bootstrapServers(), 0)) {
         // Spikes only after the warm-up: what is measured is the job's steady state, not its
         // start (JIT, the first checkpoints, the preloaded baselines still being read).
-        long warm = System.currentTimeMillis() + o.warmup.toMillis();
+        long warm = System.currentTimeMillis() + warmup.toMillis();
         while (System.currentTimeMillis() < warm && process.isAlive()) {
           poll(consumer, seenAt);
         }

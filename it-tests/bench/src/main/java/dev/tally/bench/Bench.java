@@ -1,10 +1,12 @@
 package dev.tally.bench;
 
+import dev.tally.stack.DurationConverter;
 import dev.tally.stack.HelpOption;
 import dev.tally.stack.LocalStack;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -17,7 +19,9 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The benchmark (see docs/benchmarks.md), on the local stack of real services:
@@ -178,10 +182,20 @@ public final class Bench implements Callable<Integer> {
 
     @Mixin private BenchOptions options;
 
+    @Option(
+        names = "--sql",
+        negatable = true,
+        defaultValue = "true",
+        fallbackValue = "true",
+        description =
+            "anomalies: also run the SQL OVER leg (default: on); --no-sql runs Tally's alone, to"
+                + " compare Tally's settings (--tally-set) side by side.")
+    boolean sql;
+
     @Override
     public Integer call() throws Exception {
       Directories dirs = directories("anomalies");
-      new AnomalyBench(options, dirs.out(), dirs.work()).run();
+      new AnomalyBench(options, sql, dirs.out(), dirs.work()).run();
       return 0;
     }
   }
@@ -193,14 +207,51 @@ public final class Bench implements Callable<Integer> {
           "Anomaly alerts: spike sent to alert visible to a read_committed consumer, live, with"
               + " exactly-once and at-least-once delivery (p50, p99).")
   static final class AnomalyLatencyMode implements Callable<Integer> {
+    /**
+     * The warm-up when {@code --warmup} is not given. A first job on a fresh stack (JIT, the
+     * preloaded baselines, the first checkpoints and Kafka transactions) took about a minute to
+     * reach its steady state exactly once, so 30 s put start-up spikes into the p99.
+     */
+    static final String DEFAULT_WARMUP = "60s";
+
     @Mixin private HelpOption help;
 
     @Mixin private BenchOptions options;
 
+    @Spec private CommandSpec spec;
+
+    @Option(
+        names = "--deliveries",
+        paramLabel = "DELIVERY",
+        split = ",",
+        defaultValue = "exactly-once,at-least-once",
+        description =
+            "anomaly-latency: the anomalies.kafka.delivery values measured, in order, each with a"
+                + " job of its own on the same stack (default: ${DEFAULT-VALUE}); one per run"
+                + " keeps a run short.")
+    List<String> deliveries;
+
+    /** The warm-up: {@code --warmup} if given, else {@value #DEFAULT_WARMUP}. */
+    Duration warmup() {
+      boolean given =
+          spec != null
+              && spec.commandLine() != null
+              && spec.commandLine().getParseResult() != null
+              && spec.commandLine().getParseResult().hasMatchedOption("--warmup");
+      return given ? options.warmup : new DurationConverter().convert(DEFAULT_WARMUP);
+    }
+
     @Override
     public Integer call() throws Exception {
+      for (String delivery : deliveries) {
+        if (!AnomalyLatency.DELIVERIES.contains(delivery)) {
+          throw new CommandLine.ParameterException(
+              spec.commandLine(),
+              "--deliveries: " + delivery + " is none of " + AnomalyLatency.DELIVERIES);
+        }
+      }
       Directories dirs = directories("anomaly-latency");
-      new AnomalyLatency(options, dirs.out(), dirs.work()).run();
+      new AnomalyLatency(options, deliveries, warmup(), dirs.out(), dirs.work()).run();
       return 0;
     }
   }

@@ -88,7 +88,8 @@ final class BenchOptions {
       names = "--tally-set",
       paramLabel = "KEY=VALUE",
       description =
-          "throughput, recovery: a --set override for Tally's job (the tally leg's); repeatable.")
+          "throughput, recovery, anomalies, anomaly-latency: a --set override for Tally's job"
+              + " (the tally leg's); repeatable.")
   List<String> tallySettings = new ArrayList<>();
 
   @Option(
@@ -135,7 +136,10 @@ final class BenchOptions {
       converter = DurationConverter.class,
       description =
           "freshness: traffic before the first window measured; recovery: before the first kill;"
-              + " anomaly-latency: traffic before the first spike (default: ${DEFAULT-VALUE}).")
+              + " anomaly-latency: traffic before the first spike (default: ${DEFAULT-VALUE};"
+              + " anomaly-latency: "
+              + Bench.AnomalyLatencyMode.DEFAULT_WARMUP
+              + ").")
   Duration warmup;
 
   @Option(
