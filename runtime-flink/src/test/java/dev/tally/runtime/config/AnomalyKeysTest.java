@@ -36,7 +36,8 @@ class AnomalyKeysTest {
                 "financial-transactions.anomalies",
                 AnomalyDelivery.EXACTLY_ONCE,
                 "tally-anomalies",
-                false));
+                false,
+                8L * 1024 * 1024));
   }
 
   @Test
@@ -50,6 +51,7 @@ class AnomalyKeysTest {
                 "anomalies.kafka.topic", "alerts",
                 "anomalies.kafka.delivery", "at-least-once",
                 "anomalies.kafka.continue-after-lost-transactions", "true",
+                "anomalies.rocksdb.write-buffer-size", "4MiB",
                 "kafka.source.topics", "payments",
                 "job.name", "payments-job"))
             .anomalies();
@@ -63,7 +65,8 @@ class AnomalyKeysTest {
                 "alerts",
                 AnomalyDelivery.AT_LEAST_ONCE,
                 "payments-job-anomalies",
-                true));
+                true,
+                4L * 1024 * 1024));
     assertThat(read(Map.of("kafka.source.topics", "payments")).anomalies().topic())
         .isEqualTo("payments.anomalies");
   }
