@@ -91,13 +91,13 @@ public final class SourcedTransactionSerializer
 
   @Override
   public SourcedTransaction deserialize(DataInputView in) throws IOException {
-    String transactionId = StringValue.readString(in);
-    String userId = StringValue.readString(in);
+    String transactionId = StringValues.read(in);
+    String userId = StringValues.read(in);
     long amountCents = in.readLong();
-    String currency = StringValue.readString(in);
+    String currency = StringValues.read(in);
     Instant eventTime = Instant.ofEpochMilli(in.readLong());
     Transaction tx = new Transaction(transactionId, userId, amountCents, currency, eventTime);
-    String topic = StringValue.readString(in);
+    String topic = StringValues.read(in);
     int partition = in.readInt();
     long offset = in.readLong();
     long timestampMillis = in.readLong();
