@@ -6,8 +6,9 @@ import java.util.List;
  * One leg's latency figure of the compare run (freshness, or recovery): percentiles over its
  * samples, and whether the output it measured was right.
  *
- * @param status {@code ok}, {@code wrong} (measured, but the table was not exact), {@code failed}
- *     or {@code not measured}
+ * @param status {@code ok}, {@code wrong} (measured, but the table was not exact), {@code behind}
+ *     (measured, and exact as far as the table got, but it did not catch up to check it whole),
+ *     {@code failed} or {@code not measured}
  * @param samples how many samples the percentiles are of
  * @param note how it was measured and checked, or why not
  */
@@ -39,7 +40,12 @@ record LatencyFigure(
         note);
   }
 
+  /** This figure with another {@link #status()}. */
+  LatencyFigure withStatus(String newStatus) {
+    return new LatencyFigure(newStatus, p50Millis, p99Millis, maxMillis, samples, note);
+  }
+
   boolean measured() {
-    return status.equals("ok") || status.equals("wrong");
+    return status.equals("ok") || status.equals("wrong") || status.equals("behind");
   }
 }

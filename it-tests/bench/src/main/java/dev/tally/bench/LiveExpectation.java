@@ -15,6 +15,12 @@ final class LiveExpectation {
   /** How a verdict of a table that agrees begins. */
   static final String EXACT = "exact:";
 
+  /** How a verdict of a table with a window marked final that disagrees begins. */
+  static final String WRONG = "WRONG:";
+
+  /** How a verdict of a table that agrees so far but does not cover the windows asked begins. */
+  static final String NOT_YET_FINAL = "not yet final:";
+
   private final long windowMillis;
   private final boolean byCurrency;
   // {total_spent_cents, transaction_count, window end} by IcebergStats.Rows.key
@@ -126,7 +132,7 @@ final class LiveExpectation {
     return String.format(
         Locale.ROOT,
         "%s %,d final rows compared (windows ending by %s)%s",
-        exact ? (covers ? EXACT : "not yet final:") : "WRONG:",
+        exact ? (covers ? EXACT : NOT_YET_FINAL) : WRONG,
         closed.size(),
         Instant.ofEpochMilli(finalBy),
         exact

@@ -29,4 +29,21 @@ class RecoveryTest {
     assertThat(cluster.get(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL))
         .isLessThanOrEqualTo(Duration.ofMillis(200));
   }
+
+  @Test
+  void aFinalTableThatIsMerelyBehindIsReportedBehindAndAWrongOneStaysWrong() {
+    LatencyFigure measured = LatencyFigure.of(java.util.List.of(2_000L, 3_000L), false, "note");
+    assertThat(
+            Recovery.classified(
+                    measured, true, Recovery.BEHIND + " 100 final rows compared (windows ...)")
+                .status())
+        .isEqualTo("behind");
+    assertThat(
+            Recovery.classified(measured, true, LiveExpectation.WRONG + " 1 row differs").status())
+        .isEqualTo("wrong");
+    assertThat(
+            Recovery.classified(measured, false, Recovery.BEHIND + " 100 final rows compared")
+                .status())
+        .isEqualTo("wrong");
+  }
 }
