@@ -91,13 +91,13 @@ public final class SourcedTransactionSerializer
 
   @Override
   public SourcedTransaction deserialize(DataInputView in) throws IOException {
-    String transactionId = StringValues.read(in);
-    String userId = StringValues.read(in);
+    String transactionId = StringValue.readString(in);
+    String userId = StringValue.readString(in);
     long amountCents = in.readLong();
-    String currency = StringValues.read(in);
+    String currency = StringValue.readString(in);
     Instant eventTime = Instant.ofEpochMilli(in.readLong());
     Transaction tx = new Transaction(transactionId, userId, amountCents, currency, eventTime);
-    String topic = StringValues.read(in);
+    String topic = StringValue.readString(in);
     int partition = in.readInt();
     long offset = in.readLong();
     long timestampMillis = in.readLong();
