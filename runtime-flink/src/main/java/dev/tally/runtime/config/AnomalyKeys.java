@@ -76,25 +76,6 @@ public final class AnomalyKeys {
                   + " latency, repeats possible after a recovery (each alert carries its"
                   + " `transaction_id`).");
 
-  /**
-   * RocksDB's write buffer with anomalies on. An incremental checkpoint flushes every memtable in
-   * its synchronous phase (the write-ahead log is off), and no event or alert is processed while it
-   * does: with Flink's 64 MiB, a whole interval's writes waited for the barrier, 0.6–2.1 s of
-   * flushing per checkpoint at 20,000 events/s. A smaller buffer is flushed in the background as it
-   * fills and leaves at most this much per column family for the barrier (docs/benchmarks.md
-   * "Anomaly latency"). Not applied with anomalies off: spending rows are visible only with the
-   * checkpoint's commit, and more, smaller flushes cost compaction.
-   */
-  public static final ConfigKey<Long> WRITE_BUFFER_SIZE =
-      ConfigKey.bytes("anomalies.rocksdb.write-buffer-size")
-          .defaultValue(8L * 1024 * 1024)
-          .atLeast(1024L * 1024)
-          .description(
-              "With anomalies on, the size of each RocksDB column family's write buffer"
-                  + " (memtable), flushed in the background once full: what is left in it is"
-                  + " flushed in each checkpoint's synchronous phase, which holds back every"
-                  + " alert. Flink's default is 64MiB.");
-
   private AnomalyKeys() {}
 
   /**
@@ -109,7 +90,6 @@ public final class AnomalyKeys {
    * @param transactionalIdPrefix the anomaly producer's transactional-id prefix
    * @param continueAfterLostTransactions see {@link
    *     KafkaAnomalySinkConfig#CONTINUE_AFTER_LOST_TRANSACTIONS}
-   * @param writeBufferBytes see {@link #WRITE_BUFFER_SIZE}
    */
   public record AnomalyConfig(
       boolean enabled,
@@ -119,8 +99,7 @@ public final class AnomalyKeys {
       String topic,
       AnomalyDelivery delivery,
       String transactionalIdPrefix,
-      boolean continueAfterLostTransactions,
-      long writeBufferBytes) {}
+      boolean continueAfterLostTransactions) {}
 
   /** Reads the keys; {@code null} when they have problems, which {@code r} records. */
   static AnomalyConfig read(ConfigReader r, String jobName) {
@@ -141,7 +120,6 @@ public final class AnomalyKeys {
                     : sourceTopics.get(0)));
     AnomalyDelivery delivery = r.get(KAFKA_DELIVERY);
     boolean continueAfterLoss = r.get(KafkaAnomalySinkConfig.CONTINUE_AFTER_LOST_TRANSACTIONS);
-    long writeBuffer = r.getChecked(WRITE_BUFFER_SIZE);
     return r.build(
         "anomalies.*",
         () ->
@@ -153,8 +131,7 @@ public final class AnomalyKeys {
                 topic,
                 delivery,
                 KafkaAnomalySinkConfig.transactionalIdPrefixFor(jobName),
-                continueAfterLoss,
-                writeBuffer));
+                continueAfterLoss));
   }
 
   private static boolean validK(String k) {

@@ -1,7 +1,6 @@
 package dev.tally.runtime.guice;
 
 import com.google.inject.AbstractModule;
-import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.OptionalBinder;
 import dev.tally.adapters.iceberg.IcebergAnomalySinkModule;
 import dev.tally.adapters.iceberg.IcebergSinkConfig;
@@ -10,15 +9,11 @@ import dev.tally.adapters.kafka.KafkaAnomalySinkConfig;
 import dev.tally.adapters.kafka.KafkaAnomalySinkModule;
 import dev.tally.domain.anomaly.AnomalyRule;
 import dev.tally.runtime.config.AnomalyKeys.AnomalyConfig;
-import dev.tally.runtime.job.FlinkSettings;
 import java.util.Objects;
-import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 
 /**
  * Guice: anomaly detection (docs/behaviour.md "Anomalies"), installed only when it is on: the rule
- * the aggregator judges by, its two sinks, the Iceberg table and the Kafka topic, and RocksDB's
- * smaller write buffers ({@link dev.tally.runtime.config.AnomalyKeys#WRITE_BUFFER_SIZE}).
+ * the aggregator judges by, and its two sinks, the Iceberg table and the Kafka topic.
  */
 public final class AnomalyModule extends AbstractModule {
 
@@ -43,13 +38,6 @@ public final class AnomalyModule extends AbstractModule {
     OptionalBinder.newOptionalBinder(binder(), AnomalyRule.class)
         .setBinding()
         .toInstance(anomalies.rule());
-    long writeBuffer = anomalies.writeBufferBytes();
-    Multibinder.newSetBinder(binder(), FlinkSettings.class)
-        .addBinding()
-        .toInstance(
-            flink ->
-                flink.set(
-                    RocksDBConfigurableOptions.WRITE_BUFFER_SIZE, new MemorySize(writeBuffer)));
     install(
         new IcebergAnomalySinkModule(iceberg, anomalies.tableNamespace(), anomalies.tableName()));
     install(

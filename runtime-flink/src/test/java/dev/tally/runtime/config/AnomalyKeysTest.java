@@ -36,8 +36,7 @@ class AnomalyKeysTest {
                 "financial-transactions.anomalies",
                 AnomalyDelivery.EXACTLY_ONCE,
                 "tally-anomalies",
-                false,
-                8L * 1024 * 1024));
+                false));
   }
 
   @Test
@@ -51,7 +50,6 @@ class AnomalyKeysTest {
                 "anomalies.kafka.topic", "alerts",
                 "anomalies.kafka.delivery", "at-least-once",
                 "anomalies.kafka.continue-after-lost-transactions", "true",
-                "anomalies.rocksdb.write-buffer-size", "4MiB",
                 "kafka.source.topics", "payments",
                 "job.name", "payments-job"))
             .anomalies();
@@ -65,8 +63,7 @@ class AnomalyKeysTest {
                 "alerts",
                 AnomalyDelivery.AT_LEAST_ONCE,
                 "payments-job-anomalies",
-                true,
-                4L * 1024 * 1024));
+                true));
     assertThat(read(Map.of("kafka.source.topics", "payments")).anomalies().topic())
         .isEqualTo("payments.anomalies");
   }

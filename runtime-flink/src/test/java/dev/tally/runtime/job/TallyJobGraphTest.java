@@ -11,14 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.OperatorIDPair;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.jobgraph.OperatorID;
-import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.streaming.api.graph.StreamGraphHasherV2;
@@ -90,28 +88,6 @@ class TallyJobGraphTest {
     assertThat(flink.get(PipelineOptions.GENERIC_TYPES)).isFalse();
     assertThat(flink.get(PipelineOptions.AUTO_GENERATE_UIDS)).isFalse();
     assertThat(flink.get(StateBackendOptions.STATE_BACKEND)).isEqualTo("rocksdb");
-  }
-
-  /**
-   * With anomalies on, RocksDB's memtables are small enough to be flushed in the background, so the
-   * flush in a checkpoint's synchronous phase, which holds back every alert, is short; with them
-   * off Flink's own size stays (the spending path gains nothing from it).
-   */
-  @Test
-  void onlyWithAnomaliesAreRocksDbsWriteBuffersSmall() {
-    Configuration on = job("hash", Map.of("anomalies.enabled", "true")).configuration();
-    Configuration sized =
-        job(
-                "hash",
-                Map.of("anomalies.enabled", "true", "anomalies.rocksdb.write-buffer-size", "2MiB"))
-            .configuration();
-    Configuration off = job().configuration();
-
-    assertThat(on.get(RocksDBConfigurableOptions.WRITE_BUFFER_SIZE))
-        .isEqualTo(MemorySize.ofMebiBytes(8));
-    assertThat(sized.get(RocksDBConfigurableOptions.WRITE_BUFFER_SIZE))
-        .isEqualTo(MemorySize.ofMebiBytes(2));
-    assertThat(off.contains(RocksDBConfigurableOptions.WRITE_BUFFER_SIZE)).isFalse();
   }
 
   @Test
