@@ -233,10 +233,7 @@ final class Recovery {
       long mark = Long.MIN_VALUE;
       while (true) {
         IcebergStats.Rows table = IcebergStats.rows(catalog, BenchContext.NAMESPACE, TABLE);
-        String verdict =
-            table.watermark() == Long.MIN_VALUE
-                ? "no commit yet"
-                : expected.verdict(table, table.watermark(), lastEnd);
+        String verdict = verdict(table, lastEnd);
         long now = System.currentTimeMillis();
         if (table.watermark() > mark) {
           mark = table.watermark();
@@ -268,7 +265,10 @@ final class Recovery {
      * every window ending by {@code atLeast}.
      */
     private String verdict(RESTCatalog catalog, long atLeast) {
-      IcebergStats.Rows table = IcebergStats.rows(catalog, BenchContext.NAMESPACE, TABLE);
+      return verdict(IcebergStats.rows(catalog, BenchContext.NAMESPACE, TABLE), atLeast);
+    }
+
+    private String verdict(IcebergStats.Rows table, long atLeast) {
       if (table.watermark() == Long.MIN_VALUE) {
         return "no commit yet";
       }
