@@ -367,9 +367,16 @@ final class Recovery {
     settings.putAll(recordsIn.settings());
     settings.putAll(clusterSettings);
     int slots = 2;
-    // Enough TaskManagers for the job, and one more: standalone has no resource manager to
-    // start one on demand, so the spare must already run when a TaskManager is lost.
-    int taskManagers = (o.parallelism + slots - 1) / slots + 1;
+    // FlinkCluster spreads a job's slots evenly over its TaskManagers (load-balance mode SLOTS),
+    // so a TaskManager stays free only when there are more TaskManagers than the job has
+    // subtasks: one per subtask and a standby, as slotmanager.redundant-taskmanager-num keeps one
+    // in deploy/. Standalone has no resource manager to start one on demand, so the standby must
+    // already run when a TaskManager is lost, and a replacement starts after each round. Every
+    // kill then loses half of a job spread over two TaskManagers, the share one loss takes in
+    // deploy/'s FlinkDeployment, and the job runs on as many TaskManagers after it as before.
+    // With one TaskManager fewer the job ended up on a single new TaskManager from the second
+    // kill on, fell behind the traffic, and later rounds measured a growing backlog.
+    int taskManagers = o.parallelism + 1;
     Bench.say(
         "Starting a Flink cluster: 1 JobManager, "
             + taskManagers
@@ -519,6 +526,7 @@ final class Recovery {
       }
     }
     String victimId = cluster.taskManagerId(victim);
+    Bench.say("After the kill the job runs on " + cluster.taskManagersOf(jobId));
     // The replacement comes after the measurement: a TaskManager starting competes for the CPU.
     cluster.startTaskManager();
     // The next round restores from a checkpoint taken after this one's recovery.
