@@ -1,5 +1,7 @@
 package dev.tally.bench;
 
+import dev.tally.adapters.iceberg.IcebergSinkConfig;
+import dev.tally.runtime.topology.SpendingTopology;
 import dev.tally.stack.FlinkRestClient;
 import dev.tally.stack.HelpOption;
 import dev.tally.stack.LatencyProxy;
@@ -65,6 +67,23 @@ final class Backpressure {
   private static final String NO_DEBLOAT =
       "taskmanager.network.memory.buffer-debloat.enabled=false";
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(15);
+
+  /**
+   * What the sustained-backpressure verdict needs of the local cluster: the REST API serves a
+   * subtask's counters as its metric fetcher last fetched them, and it fetches only when asked and
+   * at most every {@code metrics.fetcher.update-interval} (Flink's default 10 s).
+   */
+  static final Map<String, String> MEASUREMENT =
+      Map.of("metrics.fetcher.update-interval", "200 ms");
+
+  /**
+   * Longer than the fetch interval and a fetch: a read this long after the one that started a fetch
+   * answers that fetch's figures.
+   */
+  private static final Duration FETCH_WAIT = Duration.ofSeconds(1);
+
+  /** The name of Tally's spending sink (its uid suffix), which its writers' vertex carries. */
+  private static final String SPENDING_SINK = IcebergSinkConfig.DEFAULT_UID_SUFFIX;
 
   /** What is slow. */
   enum Fault {
@@ -215,14 +234,16 @@ final class Backpressure {
                 o.parallelism))
         .append(
             "| checkpoints | completed | failed | end-to-end p50 ms | p99 ms | max ms |"
-                + " persisted in-flight data max bytes | rows/s reaching the writers |"
+                + " persisted in-flight data max bytes | rows/s of the traffic's windows |"
+                + " rows/s the writers took | sustained backpressure (sink <= 1/3 of input,"
+                + " writers idle <= 20 %, aggregators backpressured >= 50 %, >= 180 s) |"
                 + " output after drain |\n")
-        .append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     for (Map<String, Object> r : runs) {
       md.append(
           String.format(
               Locale.ROOT,
-              "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+              "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s |%n",
               r.get("mode"),
               r.get("completed"),
               r.get("failed"),
@@ -231,6 +252,9 @@ final class Backpressure {
               r.get("e2e_max_ms"),
               r.get("persisted_max_bytes"),
               r.get("rows_per_second_in"),
+              r.get("rows_per_second_taken"),
+              r.get("sustained_backpressure"),
+              r.get("sustained_figures"),
               r.get("output")));
     }
     return md.toString();
@@ -281,6 +305,7 @@ final class Backpressure {
     for (String setting : mode.flinkSettings) {
       leading.addAll(List.of("--flink", setting));
     }
+    MEASUREMENT.forEach((key, value) -> leading.addAll(List.of("--flink", key + "=" + value)));
     // Applied after the mode's own: the last value of a key wins on the local cluster.
     clusterSettings.forEach((key, value) -> leading.addAll(List.of("--flink", key + "=" + value)));
     List<String> overrides = new ArrayList<>(mode.tallySettings);
@@ -300,6 +325,7 @@ final class Backpressure {
             o.window.toMillis());
     FlinkRestClient.CheckpointStatistics stats;
     FlinkRestClient.Counts before;
+    SustainedBackpressure sustained;
     int exit;
     long proxied = -1;
     try (LatencyProxy proxy = o.fault == Fault.STORE ? storeProxy(stack) : null) {
@@ -342,6 +368,10 @@ final class Backpressure {
         before = rest.checkpoints(jobId).counts();
         // The job's vertices: where the slow writers sit, behind which exchange.
         Files.writeString(dir.resolve("job.json"), rest.text("/jobs/" + jobId + "/plan"));
+        String writers = writerVertex(rest.job(jobId));
+        String aggregators = FlinkRestClient.vertexIdOfUid(SpendingTopology.AGGREGATOR_UID);
+        List<SustainedBackpressure.Work> workBefore = freshWork(rest, jobId, writers, aggregators);
+        long faultStarted = System.nanoTime();
         Bench.say(
             String.format(
                 Locale.ROOT,
@@ -356,6 +386,15 @@ final class Backpressure {
         Files.writeString(
             dir.resolve("checkpoints.json"), rest.text("/jobs/" + jobId + "/checkpoints"));
         stats = rest.checkpoints(jobId);
+        List<SustainedBackpressure.Work> workAfter = freshWork(rest, jobId, writers, aggregators);
+        SustainedBackpressure.Work writersDid = workAfter.get(0).since(workBefore.get(0));
+        sustained =
+            new SustainedBackpressure(
+                writersDid.readRecords(),
+                traffic.expectedRows(),
+                writersDid,
+                workAfter.get(1).since(workBefore.get(1)),
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - faultStarted));
         // Per subtask (records in and out of each writer): how evenly the rows spread.
         saveVertices(rest, jobId, dir);
         traffic.stop();
@@ -397,6 +436,14 @@ final class Backpressure {
     result.put(
         "persisted_max_bytes", stats.of("persisted_data").map(p -> (long) p.max()).orElse(-1L));
     result.put("rows_per_second_in", traffic.expectedRows() / Math.max(1, o.duration.toSeconds()));
+    result.put("rows_per_second_taken", sustained.sinkRows() / Math.max(1, sustained.seconds()));
+    result.put("sink_share", Math.round(sustained.sinkShare() * 1000) / 1000.0);
+    result.put("writers_busy_share", round(sustained.writers().busyShare()));
+    result.put("writers_idle_share", round(sustained.writers().idleShare()));
+    result.put(
+        "aggregators_backpressured_share", round(sustained.aggregators().backpressuredShare()));
+    result.put("sustained_backpressure", sustained.verdict());
+    result.put("sustained_figures", sustained.figures());
     result.put(
         "output",
         String.format(
@@ -418,6 +465,44 @@ final class Backpressure {
     }
     Bench.say(name + ": " + result);
     return result;
+  }
+
+  private static double round(double share) {
+    return Math.round(share * 100) / 100.0;
+  }
+
+  /**
+   * The spending writers' vertex: the Sink V2 writer of Tally's Iceberg sink, named after its uid
+   * suffix (not the anomaly sink's, nor the dead letters').
+   */
+  static String writerVertex(FlinkRestClient.JobDetails job) {
+    return job.vertices().stream()
+        .filter(v -> v.name().contains(SPENDING_SINK) && v.name().contains("Writer"))
+        .map(FlinkRestClient.Vertex::id)
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "no writer of "
+                        + SPENDING_SINK
+                        + " among the vertices "
+                        + job.vertices().stream().map(FlinkRestClient.Vertex::name).toList()));
+  }
+
+  /**
+   * The vertices' work as of now, not as of the metric fetcher's previous fetch: the first read
+   * starts a fetch (of every metric at once) and answers the previous one's figures, a read {@link
+   * #FETCH_WAIT} later answers the new one's.
+   */
+  private static List<SustainedBackpressure.Work> freshWork(
+      FlinkRestClient rest, String jobId, String... vertices) throws InterruptedException {
+    rest.vertex(jobId, vertices[0]);
+    Thread.sleep(FETCH_WAIT.toMillis());
+    List<SustainedBackpressure.Work> work = new ArrayList<>();
+    for (String vertex : vertices) {
+      work.add(SustainedBackpressure.Work.of(rest.vertex(jobId, vertex)));
+    }
+    return work;
   }
 
   private static void saveVertices(FlinkRestClient rest, String jobId, Path dir)

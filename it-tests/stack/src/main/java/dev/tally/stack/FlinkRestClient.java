@@ -299,10 +299,18 @@ public final class FlinkRestClient {
   private <T> T get(String path, Class<T> type) {
     String body = text(path);
     try {
-      return JSON.readValue(body, type);
+      return parse(body, type);
     } catch (JsonProcessingException e) {
       throw new StackException("GET " + address + path + " answered what is not a " + type, e);
     }
+  }
+
+  /**
+   * Reads an answer of the REST API, e.g. one a bench saved ({@link #text}), as this client reads
+   * it.
+   */
+  public static <T> T parse(String body, Class<T> type) throws JsonProcessingException {
+    return JSON.readValue(body, type);
   }
 
   /**
