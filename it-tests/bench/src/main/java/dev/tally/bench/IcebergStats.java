@@ -37,8 +37,9 @@ record IcebergStats(
    * A table's current snapshot row by row: each row's totals by its primary key, for a comparison
    * with an expectation kept key by key.
    *
-   * @param watermark the snapshot's {@value #WATERMARK}: every window ending at or before it is
-   *     final; {@link Long#MIN_VALUE} while the table has no commit of Tally's
+   * @param watermark the newest {@value #WATERMARK} of the snapshot's ancestry ({@link #marker}):
+   *     every window ending at or before it is final; {@link Long#MIN_VALUE} while the table has no
+   *     commit of Tally's
    * @param rows {@code {total_spent_cents, transaction_count}} by {@link #key}
    * @param duplicateKeys rows whose primary key an earlier row had (upserts must never leave one)
    */
@@ -68,7 +69,7 @@ record IcebergStats(
     if (current == null) {
       return new Rows(Long.MIN_VALUE, Map.of(), 0);
     }
-    String marker = current.summary().get(WATERMARK);
+    long marker = marker(t);
     boolean byCurrency = t.schema().findField("currency") != null;
     Map<String, long[]> rows = new HashMap<>();
     long duplicates = 0;
@@ -90,7 +91,24 @@ record IcebergStats(
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return new Rows(marker == null ? Long.MIN_VALUE : Long.parseLong(marker), rows, duplicates);
+    return new Rows(marker, rows, duplicates);
+  }
+
+  /**
+   * The newest {@value #WATERMARK} in the ancestry of the table's current snapshot, {@link
+   * Long#MIN_VALUE} when none carries one: snapshots that Tally's sink does not commit (its
+   * maintenance's compactions and expiries) carry none, and a window final before them stays final
+   * (docs/behaviour.md "Completeness").
+   */
+  static long marker(Table table) {
+    for (Snapshot s = table.currentSnapshot(); s != null; ) {
+      String value = s.summary().get(WATERMARK);
+      if (value != null) {
+        return Long.parseLong(value);
+      }
+      s = s.parentId() == null ? null : table.snapshot(s.parentId());
+    }
+    return Long.MIN_VALUE;
   }
 
   private static long epochMillis(Object timestamp) {
