@@ -107,11 +107,12 @@ final class IcebergSpendingSink implements SpendingSink {
         .setParallelism(aggregates.getParallelism())
         .name("Iceberg maintenance trigger")
         .uid(uid + "-trigger")
-        .process(
-            new TableMaintenanceFunction(
-                IcebergCatalogs.tableLoader(options), options.maintenance()),
-            Types.VOID)
-        .name("Iceberg table maintenance: " + options.tableIdentifier())
+        .transform(
+            "Iceberg table maintenance: " + options.tableIdentifier(),
+            Types.VOID,
+            new TableMaintenanceFunction.Operator(
+                new TableMaintenanceFunction(
+                    IcebergCatalogs.tableLoader(options), options.maintenance())))
         .uid(uid)
         .setParallelism(1)
         .setMaxParallelism(1)

@@ -5,6 +5,7 @@ import dev.tally.adapters.iceberg.CompactionPlanner.DeleteFileInfo;
 import dev.tally.adapters.iceberg.CompactionPlanner.Plan;
 import dev.tally.adapters.iceberg.CompactionPlanner.Scope;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -127,20 +128,27 @@ final class PartitionCompaction {
       return Result.NOTHING;
     }
 
-    List<FileScanTask> toRead = new ArrayList<>();
+    List<List<FileScanTask>> toRead = new ArrayList<>();
     List<DataFile> toRemove = new ArrayList<>();
-    plan.partitions().values().stream()
-        .flatMap(List::stream)
-        .forEach(
-            file -> {
-              toRead.addAll(tasksByPath.get(file.path()));
-              toRemove.add(dataFiles.get(file.path()));
-            });
+    for (List<DataFileInfo> partition : plan.partitions().values()) {
+      List<FileScanTask> tasks = new ArrayList<>();
+      for (DataFileInfo file : partition) {
+        tasks.addAll(tasksByPath.get(file.path()));
+        toRemove.add(dataFiles.get(file.path()));
+      }
+      if (!tasks.isEmpty()) {
+        toRead.add(tasks);
+      }
+    }
     long planned = System.nanoTime();
     List<DataFile> written = toRead.isEmpty() ? List.of() : rewrite(table, toRead);
     long rewritten = System.nanoTime();
 
     try {
+      if (Thread.currentThread().isInterrupted()) {
+        deleteQuietly(table, written);
+        throw interrupted(table);
+      }
       commit(table, start, toRemove, written, plan, deleteFiles);
     } catch (RuntimeException e) {
       // Only a failure Iceberg marks as clean (a lost race, a failed validation) proves that the
@@ -222,8 +230,13 @@ final class PartitionCompaction {
     return new Scope(file.specId(), spec.partitionToPath(file.partition()), spec.isUnpartitioned());
   }
 
-  /** Reads the tasks with their deletes applied and writes the rows with the current spec. */
-  private List<DataFile> rewrite(Table table, List<FileScanTask> tasks) throws IOException {
+  /**
+   * Reads the tasks, partition by partition, with their deletes applied and writes the rows with
+   * the current spec; stops between two rows once the thread is interrupted (the task is
+   * cancelled), deleting what it wrote.
+   */
+  private List<DataFile> rewrite(Table table, List<List<FileScanTask>> partitions)
+      throws IOException {
     FileFormat format =
         FileFormat.fromString(
             PropertyUtil.propertyAsString(
@@ -255,11 +268,18 @@ final class PartitionCompaction {
             true,
             List.of());
     TaskWriter<RowData> writer = factory.create();
-    try (DataIterator<RowData> rows =
-        new DataIterator<>(
-            reader, new BaseCombinedScanTask(tasks), table.io(), table.encryption())) {
-      while (rows.hasNext()) {
-        writer.write(rows.next());
+    try {
+      for (List<FileScanTask> tasks : partitions) {
+        try (DataIterator<RowData> rows =
+            new DataIterator<>(
+                reader, new BaseCombinedScanTask(tasks), table.io(), table.encryption())) {
+          while (rows.hasNext()) {
+            if (Thread.currentThread().isInterrupted()) {
+              throw interrupted(table);
+            }
+            writer.write(rows.next());
+          }
+        }
       }
       return List.of(writer.dataFiles());
     } catch (IOException | RuntimeException e) {
@@ -272,6 +292,10 @@ final class PartitionCompaction {
     } finally {
       writer.close();
     }
+  }
+
+  private static InterruptedIOException interrupted(Table table) {
+    return new InterruptedIOException("compaction of " + table.name() + " interrupted");
   }
 
   private static void deleteQuietly(Table table, List<DataFile> files) {

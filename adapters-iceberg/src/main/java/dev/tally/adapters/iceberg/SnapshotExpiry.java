@@ -70,6 +70,10 @@ final class SnapshotExpiry {
       return 0;
     }
     int before = count(table);
+    if (Thread.currentThread().isInterrupted()) {
+      LOG.info("No snapshot of {} expires: the run was interrupted", table.name());
+      return 0;
+    }
     // Iceberg's default cleanup level deletes the files only the expired snapshots referenced.
     table
         .expireSnapshots()

@@ -10,6 +10,7 @@ import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.streaming.api.operators.ProcessOperator;
 import org.apache.flink.util.Collector;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
@@ -29,6 +30,15 @@ import org.slf4j.LoggerFactory;
  * failure either committed or left only unreferenced files) and exchanges no records, so it needs
  * no serializer at all. A failed run is logged and counted, never fails the job: ingestion matters
  * more, and the next run plans again from the table as it is.
+ *
+ * <p>Closing tells an end of input from a cancel (a failover, a cancelled job) by whether {@link
+ * #finish()} came first, as {@link Operator} calls it where Flink finishes the operator: after the
+ * end of input (a bounded job) closing waits for the run in flight, e.g. the last compaction; on a
+ * cancel it interrupts the run and waits at most {@link #CANCEL_WAIT_MILLIS}, because the restart
+ * of the whole job waits for this task to be cancelled (a compaction took 9.3 s to finish once,
+ * docs/benchmarks.md, Recovery). An interrupted run commits nothing: its commit is one atomic
+ * Iceberg commit, and the run checks for interruption between partitions and before committing; at
+ * worst it leaves files no snapshot references.
  */
 final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, Void>
     implements CheckpointListener {
@@ -38,6 +48,9 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
 
   /** How long closing waits for a run in flight, e.g. the last compaction of a bounded job. */
   private static final long CLOSE_WAIT_MINUTES = 5;
+
+  /** How long closing on a cancel waits for an interrupted run to stop. */
+  static final long CANCEL_WAIT_MILLIS = 500;
 
   private final TableLoader tableLoader;
   private final MaintenanceConfig options;
@@ -51,6 +64,11 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
   private transient long checkpointsSinceCompaction;
   private transient long checkpointsSinceExpiry;
   private transient long lastCompactionNanos;
+  private transient boolean finished;
+
+  /** Set by closing on a cancel, before the run is interrupted. */
+  private transient volatile boolean cancelled;
+
   private transient Counter compactions;
   private transient Counter expiries;
   private transient Counter failures;
@@ -73,6 +91,8 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
         new PartitionCompaction(options.dataFileThreshold(), options.deleteFileThreshold());
     expiry = new SnapshotExpiry(options.maxSnapshotAge(), options.retainLastSnapshots());
     lastCompactionNanos = System.nanoTime();
+    finished = false;
+    cancelled = false;
     worker =
         Executors.newSingleThreadExecutor(
             runnable -> {
@@ -132,6 +152,13 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
         expiries.inc(expiry.run(table, jobId));
       }
     } catch (Exception e) {
+      if (cancelled || Thread.currentThread().isInterrupted()) {
+        LOG.info(
+            "Maintenance of {} after checkpoint {} stopped: the task is cancelled",
+            table.name(),
+            checkpointId);
+        return;
+      }
       failures.inc();
       LOG.warn(
           "Maintenance of {} after checkpoint {} failed; the next run plans again",
@@ -144,14 +171,36 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
     }
   }
 
+  /**
+   * The end of input: the job finishes rather than being cancelled, so {@link #close()} lets the
+   * run in flight end.
+   */
+  void finish() {
+    finished = true;
+  }
+
   @Override
   public void close() throws Exception {
     try {
       if (worker != null) {
-        worker.shutdown();
-        if (!worker.awaitTermination(CLOSE_WAIT_MINUTES, TimeUnit.MINUTES)) {
-          LOG.warn("Interrupting a maintenance run of {} that did not finish", table.name());
+        if (finished) {
+          worker.shutdown();
+          if (!worker.awaitTermination(CLOSE_WAIT_MINUTES, TimeUnit.MINUTES)) {
+            LOG.warn("Interrupting a maintenance run of {} that did not finish", table.name());
+            worker.shutdownNow();
+          }
+        } else {
+          // Cancelled: the restart of the job waits for this task. The run's files are orphans at
+          // worst, never wrong data (see the class comment).
+          cancelled = true;
           worker.shutdownNow();
+          if (!worker.awaitTermination(CANCEL_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+            LOG.warn(
+                "A maintenance run of {} did not stop within {} ms of its interruption; closing"
+                    + " the table under it",
+                table.name(),
+                CANCEL_WAIT_MILLIS);
+          }
         }
       }
     } catch (InterruptedException e) {
@@ -159,6 +208,25 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
       Thread.currentThread().interrupt();
     } finally {
       tableLoader.close();
+    }
+  }
+
+  /**
+   * Flink's operator for this function, telling it about the end of input ({@link #finish()}),
+   * which Flink calls on an operator, never on a function; on a cancel Flink closes the operator
+   * without finishing it.
+   */
+  static final class Operator extends ProcessOperator<WindowedSpending, Void> {
+    private static final long serialVersionUID = 1L;
+
+    Operator(TableMaintenanceFunction function) {
+      super(function);
+    }
+
+    @Override
+    public void finish() throws Exception {
+      ((TableMaintenanceFunction) userFunction).finish();
+      super.finish();
     }
   }
 }
