@@ -2,7 +2,7 @@
 # The benchmark (docs/benchmarks.md) on embedded real services. Needs only JDK 17 and Maven.
 #   ./bench.sh [throughput] [--events 5000000] [--parallelism 2] [--legs ceiling,tally,sql] ...
 #   ./bench.sh freshness [--rate 20000] [--duration 180s] [--window 10s] [--checkpoint-interval 10s]
-#   ./bench.sh backpressure [--fault writer|store] [--rate 20000] [--throttle 1500] [--store-latency 200ms] [--duration 180s]
+#   ./bench.sh backpressure [--fault writer|store] [--rate 20000] [--throttle 1500] [--store-latency 200ms] [--store-bandwidth 0] [--duration 180s]
 #   ./bench.sh anomalies [--users 100000] [--days 10] [--time-limit 15m]
 #   ./bench.sh anomaly-latency [--rate 20000] [--warmup 60s] [--duration 180s] [--checkpoint-interval 10s] [--deliveries exactly-once,at-least-once]
 #   ./bench.sh recovery [--kills 10] [--rate 5000] [--users 2000] [--cluster-set KEY=VALUE] [--tally-set KEY=VALUE]

@@ -6,6 +6,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -14,6 +17,7 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.concurrent.ExecutorThreadFactory;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -33,13 +37,25 @@ import org.apache.iceberg.types.Types;
  * does (one {@link WriteResult} per checkpoint, Iceberg's writer metrics), with {@link
  * EqualityDeltaWriter} in place of Iceberg's delta writer. The files are configured as Iceberg's
  * sink configures them for a builder without write options: format, target size and write
- * properties from the table.
+ * properties from the table. Unlike Iceberg's, it closes a checkpoint's files at once, not one
+ * partition after another ({@link EqualityDeltaWriter#complete(Executor)}), so a slow object store
+ * delays the barrier by its latency, not by partitions × its latency.
  */
 final class DeltaSinkWriter implements CommittingSinkWriter<RowData, WriteResult> {
 
   private final TableLoader loader;
   private final Supplier<EqualityDeltaWriter> writers;
   private final IcebergStreamWriterMetrics metrics;
+
+  /**
+   * Closes the partitions' files of a checkpoint next to the task thread ({@link
+   * EqualityDeltaWriter#complete(Executor)}): no thread is kept idle, and no more run than one
+   * checkpoint closes at once, at most {@link EqualityDeltaWriter#MAX_CONCURRENT_CLOSES} - 1. When
+   * a thread that just finished is not yet back for the next task, the task thread closes that
+   * share itself rather than fail the checkpoint.
+   */
+  private final ThreadPoolExecutor closer;
+
   private EqualityDeltaWriter writer;
 
   /**
@@ -56,20 +72,34 @@ final class DeltaSinkWriter implements CommittingSinkWriter<RowData, WriteResult
             equalityColumns,
             context.getTaskInfo().getIndexOfThisSubtask(),
             context.getTaskInfo().getAttemptNumber()),
-        new IcebergStreamWriterMetrics(context.metricGroup(), table.name()));
+        new IcebergStreamWriterMetrics(context.metricGroup(), table.name()),
+        context.getTaskInfo().getTaskNameWithSubtasks());
   }
 
   /**
    * @param loader the open loader of the table; closed with this writer
    * @param writers a new writer for each checkpoint ({@link #writers})
+   * @param taskName names the threads that close the files, as in a thread dump of the task
    */
   DeltaSinkWriter(
       TableLoader loader,
       Supplier<EqualityDeltaWriter> writers,
-      IcebergStreamWriterMetrics metrics) {
+      IcebergStreamWriterMetrics metrics,
+      String taskName) {
     this.loader = loader;
     this.writers = writers;
     this.metrics = metrics;
+    this.closer =
+        new ThreadPoolExecutor(
+            0,
+            EqualityDeltaWriter.MAX_CONCURRENT_CLOSES - 1,
+            60,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            new ExecutorThreadFactory("tally-iceberg-close " + taskName),
+            // Not CallerRunsPolicy: it drops the task of a shut-down pool, and the checkpoint
+            // would wait for it for good.
+            (task, pool) -> task.run());
     this.writer = writers.get();
   }
 
@@ -131,7 +161,7 @@ final class DeltaSinkWriter implements CommittingSinkWriter<RowData, WriteResult
   @Override
   public Collection<WriteResult> prepareCommit() throws IOException {
     long started = System.nanoTime();
-    WriteResult result = writer.complete();
+    WriteResult result = writer.complete(closer);
     writer = writers.get();
     metrics.updateFlushResult(result);
     metrics.flushDuration(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
@@ -153,6 +183,8 @@ final class DeltaSinkWriter implements CommittingSinkWriter<RowData, WriteResult
     try {
       writer.discard();
     } finally {
+      // Idle here: prepareCommit returns only once every file it closes is closed.
+      closer.shutdown();
       loader.close();
     }
   }

@@ -1,11 +1,18 @@
 package dev.tally.adapters.iceberg;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.ContentFile;
@@ -53,6 +60,13 @@ import org.apache.iceberg.util.StructProjection;
  * writer ({@link TallyIcebergSink}).
  */
 final class EqualityDeltaWriter implements TaskWriter<RowData> {
+
+  /**
+   * The most partitions closed at once: the store's latency is then paid partitions / 16 times. A
+   * checkpoint of more partitions than that is one of a large backlog or of many windows, where
+   * more concurrent uploads would mostly add memory (each encodes its file as it closes it).
+   */
+  static final int MAX_CONCURRENT_CLOSES = 16;
 
   private final PartitionSpec spec;
   private final FileWriterFactory<RowData> files;
@@ -132,9 +146,40 @@ final class EqualityDeltaWriter implements TaskWriter<RowData> {
     partitions.clear();
   }
 
+  /** As {@link #complete(Executor)}, closing the files one after another on this thread. */
   @Override
   public WriteResult complete() throws IOException {
-    close();
+    return complete(Runnable::run);
+  }
+
+  /**
+   * Closes this checkpoint's files, the partitions' at once: this thread and up to {@code
+   * MAX_CONCURRENT_CLOSES - 1} tasks on {@code closer} each close one partition's files after
+   * another until none is left.
+   *
+   * <p>Why: with S3FileIO a file smaller than a multipart part is uploaded whole when it is closed,
+   * and a checkpoint's files are that small, so one after another the barrier waited partitions ×
+   * the store's latency. Iceberg offers nothing for it: its S3 multipart options parallelise the
+   * parts of one large file, and its own Flink writers close their files in turn too.
+   *
+   * <p>The result is the one closing them in turn gives: the files in partition order. When files
+   * fail to close, every partition is still closed and the first failure is thrown with the others
+   * suppressed; the checkpoint then fails and nothing of it is committed.
+   */
+  WriteResult complete(Executor closer) throws IOException {
+    if (!closed) {
+      closed = true;
+      List<PartitionDelta> open = List.copyOf(partitions.values());
+      partitions.clear();
+      closeAll(
+          open,
+          closer,
+          closedFiles -> {
+            dataFiles.addAll(Arrays.asList(closedFiles.dataFiles()));
+            deleteFiles.addAll(Arrays.asList(closedFiles.deleteFiles()));
+            referencedDataFiles.addAll(Arrays.asList(closedFiles.referencedDataFiles()));
+          });
+    }
     return WriteResult.builder()
         .addDataFiles(dataFiles)
         .addDeleteFiles(deleteFiles)
@@ -144,14 +189,70 @@ final class EqualityDeltaWriter implements TaskWriter<RowData> {
 
   @Override
   public void close() throws IOException {
-    if (closed) {
-      return;
+    complete();
+  }
+
+  /**
+   * Closes every partition of {@code open} and hands each one's closed files to {@code closed} on
+   * this thread, in the order of {@code open}, those that closed also when others failed (for
+   * {@link #abort}).
+   */
+  private static void closeAll(
+      List<PartitionDelta> open, Executor closer, Consumer<WriteResult> closed) throws IOException {
+    WriteResult[] results = new WriteResult[open.size()];
+    Throwable[] failures = new Throwable[open.size()];
+    AtomicInteger next = new AtomicInteger();
+    Runnable closing =
+        () -> {
+          for (int i = next.getAndIncrement(); i < open.size(); i = next.getAndIncrement()) {
+            try {
+              results[i] = open.get(i).close();
+            } catch (Throwable e) {
+              failures[i] = e;
+            }
+          }
+        };
+    List<CompletableFuture<Void>> helpers = new ArrayList<>();
+    for (int i = 1; i < Math.min(open.size(), MAX_CONCURRENT_CLOSES); i++) {
+      helpers.add(CompletableFuture.runAsync(closing, closer));
     }
-    closed = true;
-    for (PartitionDelta partition : partitions.values()) {
-      partition.close();
+    closing.run();
+    try {
+      CompletableFuture.allOf(helpers.toArray(CompletableFuture[]::new)).get();
+    } catch (InterruptedException e) {
+      // Cancelled: the helpers take no further partition, and the task does not wait for them.
+      next.set(open.size());
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while closing the checkpoint's files");
+    } catch (ExecutionException e) {
+      // The closing task catches everything; only the executor can fail it, e.g. shut down.
+      throw new IOException("could not close the checkpoint's files", e.getCause());
     }
-    partitions.clear();
+    Throwable first = null;
+    for (int i = 0; i < open.size(); i++) {
+      Throwable failure = failures[i];
+      if (failure == null) {
+        closed.accept(results[i]);
+        continue;
+      }
+      if (first == null) {
+        first = failure;
+      } else {
+        first.addSuppressed(failure);
+      }
+    }
+    if (first instanceof IOException io) {
+      throw io;
+    }
+    if (first instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    if (first instanceof Error error) {
+      throw error;
+    }
+    if (first != null) {
+      throw new IOException(first);
+    }
   }
 
   /** Where a written row is, to delete it by position. */
@@ -213,20 +314,23 @@ final class EqualityDeltaWriter implements TaskWriter<RowData> {
       positionDeletes.write(positionDelete);
     }
 
-    void close() throws IOException {
+    /** This partition's files, closed; on a thread of its own (no state shared with others). */
+    WriteResult close() throws IOException {
+      WriteResult.Builder closed = WriteResult.builder();
       if (data != null) {
         data.close();
-        dataFiles.addAll(data.result().dataFiles());
+        closed.addDataFiles(data.result().dataFiles());
       }
       if (equalityDeletes != null) {
         equalityDeletes.close();
-        deleteFiles.addAll(equalityDeletes.result().deleteFiles());
+        closed.addDeleteFiles(equalityDeletes.result().deleteFiles());
       }
       if (positionDeletes != null) {
         positionDeletes.close();
-        deleteFiles.addAll(positionDeletes.result().deleteFiles());
-        referencedDataFiles.addAll(positionDeletes.result().referencedDataFiles());
+        closed.addDeleteFiles(positionDeletes.result().deleteFiles());
+        closed.addReferencedDataFiles(positionDeletes.result().referencedDataFiles());
       }
+      return closed.build();
     }
   }
 }

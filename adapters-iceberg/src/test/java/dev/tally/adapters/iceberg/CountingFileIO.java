@@ -5,7 +5,7 @@ import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.apache.iceberg.io.OutputFile;
 
 /** Hadoop's file IO, counting the output files it hands out and the files it deletes. */
-public final class CountingFileIO extends HadoopFileIO {
+public class CountingFileIO extends HadoopFileIO {
 
   private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,7 @@
 package dev.tally.adapters.iceberg;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.tally.domain.spending.SpendingAggregate;
 import dev.tally.domain.spending.SpendingKey;
@@ -11,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,12 +27,14 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.IcebergStreamWriterMetrics;
 import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.relocated.com.google.common.base.Throwables;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The sink writer's close, which Flink calls when the writer's task is cancelled or has failed
- * (and, with nothing open, after the last checkpoint of a bounded input): the rows since the last
+ * The sink writer's checkpoint, which closes the partitions' files at once as a slow object store
+ * needs, and its close, which Flink calls when the writer's task is cancelled or has failed (and,
+ * with nothing open, after the last checkpoint of a bounded input): the rows since the last
  * checkpoint are never committed, so they are dropped, not encoded and uploaded into orphan files
  * while the job's restart waits.
  */
@@ -42,7 +46,7 @@ class DeltaSinkWriterTest {
   /** The smallest Parquet file: magic, an empty footer, its length and the magic again. */
   private static final long SMALLEST_PARQUET_FILE = 12;
 
-  @RegisterExtension final LocalCatalog local = LocalCatalog.counting();
+  @RegisterExtension final LocalCatalog local = LocalCatalog.gated();
 
   private static List<RowData> rows(int users, long window) {
     List<RowData> rows = new ArrayList<>();
@@ -63,7 +67,8 @@ class DeltaSinkWriterTest {
     return new DeltaSinkWriter(
         TableLoader.fromHadoopTable(table.location()),
         DeltaSinkWriter.writers(table, SpendingTable.IDENTIFIER_FIELDS, 0, 1),
-        new IcebergStreamWriterMetrics(new UnregisteredMetricsGroup(), table.name()));
+        new IcebergStreamWriterMetrics(new UnregisteredMetricsGroup(), table.name()),
+        "Sink: spending (1/1)#0");
   }
 
   private static void write(DeltaSinkWriter writer, List<RowData> rows) throws IOException {
@@ -96,6 +101,59 @@ class DeltaSinkWriterTest {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  private static GatedFileIO io(Table table) {
+    return (GatedFileIO) table.io();
+  }
+
+  /**
+   * With S3FileIO a small file is uploaded whole when it is closed, so closing the partitions'
+   * files one after another made the barrier wait partitions × the store's latency. The IO holds
+   * each close until every partition's file is closing: closed in turn, the first one fails.
+   */
+  @Test
+  void aCheckpointClosesThePartitionsFilesAtOnce() throws IOException {
+    Table table = local.createSpendingTable(8);
+    DeltaSinkWriter writer = writer(table);
+    write(writer, rows(40, TEN));
+    int files = io(table).created();
+    assertThat(files).as("partitions written").isGreaterThan(2);
+    io(table).holdClosesUntil(files, Duration.ofSeconds(20));
+
+    List<WriteResult> checkpoint = List.copyOf(writer.prepareCommit());
+
+    List<DataFile> committable =
+        checkpoint.stream().flatMap(result -> Stream.of(result.dataFiles())).toList();
+    assertThat(committable).hasSize(files);
+    assertThat(committable.stream().mapToLong(DataFile::recordCount).sum()).isEqualTo(40);
+    Map<Path, Long> onDisk = dataFiles(table);
+    for (DataFile file : committable) {
+      assertThat(onDisk.get(pathOf(file))).as("%s", file).isEqualTo(file.fileSizeInBytes());
+    }
+    writer.close();
+  }
+
+  /** Every partition's file is closed even when some fail, and every failure is reported. */
+  @Test
+  void aCheckpointReportsEveryFileThatFailedToClose() throws IOException {
+    Table table = local.createSpendingTable(8);
+    DeltaSinkWriter writer = writer(table);
+    write(writer, rows(40, TEN));
+    int files = io(table).created();
+    io(table).failCloses();
+
+    Throwable failure = catchThrowable(writer::prepareCommit);
+
+    // Iceberg's rolling writer wraps the IO's failure; each file's own failure is the root cause.
+    assertThat(failure).isNotNull();
+    List<String> failed =
+        Stream.concat(Stream.of(failure), Stream.of(failure.getSuppressed()))
+            .map(thrown -> Throwables.getRootCause(thrown).getMessage())
+            .distinct()
+            .toList();
+    assertThat(failed).hasSize(files).allMatch(message -> message.startsWith("close of "));
+    writer.close();
   }
 
   @Test

@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.FileContent;
@@ -28,6 +30,7 @@ import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.TaskWriter;
 import org.apache.iceberg.io.WriteResult;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -43,7 +46,15 @@ class EqualityDeltaWriterTest {
 
   @RegisterExtension final LocalCatalog local = LocalCatalog.counting();
 
+  /** Closes the partitions' files at once, as the sink writer does, so these tests cover it. */
+  private final ExecutorService closer = Executors.newFixedThreadPool(4);
+
   private int checkpoint;
+
+  @AfterEach
+  void stopCloser() {
+    closer.shutdownNow();
+  }
 
   private static WindowedSpending spending(String user, long start, long total, boolean first) {
     return new WindowedSpending(
@@ -81,12 +92,13 @@ class EqualityDeltaWriterTest {
   }
 
   /** One checkpoint: the rows through the writer, committed as one row delta. */
-  private static WriteResult commit(Table table, TaskWriter<RowData> writer, List<RowData> rows)
+  private WriteResult commit(Table table, TaskWriter<RowData> writer, List<RowData> rows)
       throws IOException {
     for (RowData row : rows) {
       writer.write(row);
     }
-    WriteResult result = writer.complete();
+    WriteResult result =
+        writer instanceof EqualityDeltaWriter tally ? tally.complete(closer) : writer.complete();
     RowDelta delta = table.newRowDelta();
     Arrays.stream(result.dataFiles()).forEach(delta::addRows);
     Arrays.stream(result.deleteFiles()).forEach(delta::addDeletes);

@@ -41,6 +41,11 @@ final class LocalCatalog implements BeforeEachCallback, AfterEachCallback {
     return new LocalCatalog(CountingFileIO.class.getName());
   }
 
+  /** Tables whose file IO counts files and can hold or fail their closes ({@link GatedFileIO}). */
+  static LocalCatalog gated() {
+    return new LocalCatalog(GatedFileIO.class.getName());
+  }
+
   @Override
   public void beforeEach(ExtensionContext context) throws IOException {
     warehouse = Files.createTempDirectory("tally-iceberg-test");

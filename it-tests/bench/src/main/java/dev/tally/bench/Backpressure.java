@@ -216,7 +216,13 @@ final class Backpressure {
             o.throttle,
             (long) o.throttle * o.parallelism)
         : String.format(
-            Locale.ROOT, "every object-store request delayed by %d ms", o.storeLatency.toMillis());
+                Locale.ROOT,
+                "every object-store request delayed by %d ms",
+                o.storeLatency.toMillis())
+            + (o.storeBandwidth > 0
+                ? String.format(
+                    Locale.ROOT, ", the requests capped at %,d bytes/s in all", o.storeBandwidth)
+                : "");
   }
 
   private String markdown(List<Map<String, Object>> runs) {
@@ -407,6 +413,7 @@ final class Backpressure {
         if (proxy != null) {
           proxied = proxy.connections();
           proxy.latency(Duration.ZERO);
+          proxy.bandwidth(0);
         }
         Bench.say(name + ": traffic and fault over; waiting for the job to read the backlog…");
         awaitCaughtUp(stack.kafka().bootstrapServers(), "tally-bench-" + table, topic, process);
@@ -522,7 +529,9 @@ final class Backpressure {
 
   private LatencyProxy storeProxy(LocalStack stack) {
     URI store = URI.create(stack.objectStore().endpoint());
-    return LatencyProxy.start(store.getHost(), store.getPort(), o.storeLatency);
+    LatencyProxy proxy = LatencyProxy.start(store.getHost(), store.getPort(), o.storeLatency);
+    proxy.bandwidth(o.storeBandwidth);
+    return proxy;
   }
 
   /**

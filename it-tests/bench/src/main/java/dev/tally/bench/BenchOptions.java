@@ -200,6 +200,16 @@ final class BenchOptions {
   Duration storeLatency;
 
   @Option(
+      names = "--store-bandwidth",
+      paramLabel = "BYTES_PER_S",
+      defaultValue = "0",
+      description =
+          "backpressure, --fault store: bytes a second that the job's requests to the object store"
+              + " share, all connections together, after their latency; 0 for no cap (default:"
+              + " ${DEFAULT-VALUE}).")
+  long storeBandwidth;
+
+  @Option(
       names = "--modes",
       paramLabel = "MODE",
       split = ",",

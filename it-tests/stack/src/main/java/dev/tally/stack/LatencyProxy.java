@@ -23,12 +23,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * much later, however the client pools its connections; answers come back at once. The latency can
  * change while connections are open: a chunk waits for the latency in force when it arrived.
  *
+ * <p>The link can also be narrow: with a {@link #bandwidth(long)} the bytes clients send share that
+ * many bytes a second among all connections, after their latency, as on a slow uplink to the store.
+ * Unlike latency, this holds uploads back however many run at once.
+ *
  * <p>Bytes are passed through unchanged (TLS, HTTP keep-alive, signatures all work), so the client
  * sees a real, slower service, not a mock.
  */
 public final class LatencyProxy implements AutoCloseable {
 
   private static final int CHUNK = 64 * 1024;
+
+  /**
+   * The most bytes sent upstream in one go under a bandwidth: small enough that connections sending
+   * at once take turns, and a chunk does not hold the link for long.
+   */
+  private static final int SLICE = 8 * 1024;
 
   /** What a reader hands its writer: bytes to send at a moment, or the end of the stream. */
   private record Chunk(long dueNanos, byte[] bytes) {}
@@ -40,6 +50,7 @@ public final class LatencyProxy implements AutoCloseable {
   private final int upstreamPort;
   private final ConcurrentHashMap<Socket, Boolean> sockets = new ConcurrentHashMap<>();
   private final AtomicLong connections = new AtomicLong();
+  private final Link link = new Link();
   private volatile long latencyNanos;
   private volatile boolean closed;
 
@@ -75,6 +86,19 @@ public final class LatencyProxy implements AutoCloseable {
       throw new IllegalArgumentException("latency must not be negative: " + latency);
     }
     latencyNanos = latency.toNanos();
+  }
+
+  /**
+   * Caps the bytes all clients send, together, at {@code bytesPerSecond}, from now on; 0 lifts the
+   * cap. Answers are not capped: the fault is a slow upload.
+   */
+  public void bandwidth(long bytesPerSecond) {
+    link.bandwidth(bytesPerSecond);
+  }
+
+  /** The cap in force in bytes a second, 0 for none. */
+  public long bandwidth() {
+    return link.bandwidth();
   }
 
   /** The latency in force. */
@@ -151,11 +175,15 @@ public final class LatencyProxy implements AutoCloseable {
         if (chunk == END) {
           break;
         }
-        long wait = chunk.dueNanos() - System.nanoTime();
-        if (wait > 0) {
-          TimeUnit.NANOSECONDS.sleep(wait);
+        sleepUntil(chunk.dueNanos());
+        byte[] bytes = chunk.bytes();
+        for (int off = 0; off < bytes.length; off += SLICE) {
+          int len = Math.min(SLICE, bytes.length - off);
+          // The slice is sent once it has passed the link: when the link's earlier bytes, of any
+          // connection, have passed and then this slice at the link's rate.
+          sleepUntil(link.pass(len, System.nanoTime()));
+          out.write(bytes, off, len);
         }
-        out.write(chunk.bytes());
         out.flush();
       }
       upstream.shutdownOutput();
@@ -164,6 +192,47 @@ public final class LatencyProxy implements AutoCloseable {
       closeQuietly(upstream);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void sleepUntil(long nanos) throws InterruptedException {
+    long wait = nanos - System.nanoTime();
+    if (wait > 0) {
+      TimeUnit.NANOSECONDS.sleep(wait);
+    }
+  }
+
+  /**
+   * The link all connections send through: a bandwidth shared in arrival order, each slice after
+   * the ones reserved before it (a single queue, as on one slow uplink).
+   */
+  static final class Link {
+    private long bytesPerSecond;
+    private long freeAtNanos = Long.MIN_VALUE;
+
+    synchronized void bandwidth(long bytesPerSecond) {
+      if (bytesPerSecond < 0) {
+        throw new IllegalArgumentException("bandwidth must not be negative: " + bytesPerSecond);
+      }
+      this.bytesPerSecond = bytesPerSecond;
+      freeAtNanos = Long.MIN_VALUE;
+    }
+
+    synchronized long bandwidth() {
+      return bytesPerSecond;
+    }
+
+    /**
+     * Reserves the link for {@code bytes} that are ready at {@code nowNanos} and returns when they
+     * have passed it: at once without a cap.
+     */
+    synchronized long pass(int bytes, long nowNanos) {
+      if (bytesPerSecond == 0) {
+        return nowNanos;
+      }
+      long start = freeAtNanos == Long.MIN_VALUE ? nowNanos : Math.max(nowNanos, freeAtNanos);
+      freeAtNanos = start + bytes * 1_000_000_000L / bytesPerSecond;
+      return freeAtNanos;
     }
   }
 

@@ -5,18 +5,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
  * The proxy is a real link to a real service: every byte the client sends reaches the service in
  * order, and every answer comes back, on each of several connections, with a latency in force or
- * changed while connections are open.
+ * changed while connections are open, and under a bandwidth that connections share.
  */
 class LatencyProxyTest {
 
@@ -107,6 +111,58 @@ class LatencyProxyTest {
         }
         assertThat(proxy.connections()).isEqualTo(3);
         assertThat(proxy.latency()).isEqualTo(Duration.ofMillis(20));
+      }
+    }
+  }
+
+  private static final long SECOND = 1_000_000_000L;
+
+  @Test
+  void aCappedLinkPassesTheBytesOfEveryConnectionInTurnAtItsRate() {
+    LatencyProxy.Link link = new LatencyProxy.Link();
+    link.bandwidth(1_000);
+    long t0 = 42 * SECOND;
+
+    // Two connections ready at once: the second's bytes pass after the first's.
+    assertThat(link.pass(500, t0)).isEqualTo(t0 + SECOND / 2);
+    assertThat(link.pass(500, t0)).isEqualTo(t0 + SECOND);
+    // An idle link banks nothing: later bytes start when they are ready.
+    assertThat(link.pass(100, t0 + 5 * SECOND)).isEqualTo(t0 + 5 * SECOND + SECOND / 10);
+
+    link.bandwidth(0);
+    assertThat(link.pass(1_000_000, t0 + 6 * SECOND)).isEqualTo(t0 + 6 * SECOND);
+    assertThat(link.bandwidth()).isZero();
+  }
+
+  @Test
+  void underABandwidthCapEveryByteOfConnectionsAtOnceStillArrivesInOrder() throws Exception {
+    try (ServerSocket server = new ServerSocket()) {
+      server.bind(new InetSocketAddress(InetAddress.getByName(LoopbackPorts.HOST), 0));
+      reversingService(server);
+      try (LatencyProxy proxy =
+          LatencyProxy.start(LoopbackPorts.HOST, server.getLocalPort(), Duration.ZERO)) {
+        proxy.bandwidth(4_000_000);
+        List<CompletableFuture<Void>> connections = new ArrayList<>();
+        for (int connection = 0; connection < 3; connection++) {
+          Random random = new Random(connection);
+          connections.add(
+              CompletableFuture.runAsync(
+                  () -> {
+                    try (Socket client = new Socket(LoopbackPorts.HOST, proxy.port());
+                        DataInputStream in = new DataInputStream(client.getInputStream());
+                        DataOutputStream out = new DataOutputStream(client.getOutputStream())) {
+                      // Many slices of the link each, interleaved with the other connections'.
+                      byte[] message = new byte[200_000];
+                      random.nextBytes(message);
+                      assertThat(roundTrip(in, out, message)).isEqualTo(reversed(message));
+                    } catch (IOException e) {
+                      throw new UncheckedIOException(e);
+                    }
+                  }));
+        }
+        CompletableFuture.allOf(connections.toArray(CompletableFuture[]::new)).get();
+        assertThat(proxy.connections()).isEqualTo(3);
+        assertThat(proxy.bandwidth()).isEqualTo(4_000_000);
       }
     }
   }
