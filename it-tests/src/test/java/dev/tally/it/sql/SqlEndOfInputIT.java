@@ -6,12 +6,9 @@ import dev.tally.it.support.SeedSqlInput;
 import dev.tally.it.support.SpendingRows.Key;
 import dev.tally.it.support.SpendingRows.Totals;
 import dev.tally.it.support.StackFixture;
-import dev.tally.runtime.TallyMain;
+import dev.tally.it.support.TallyCommand;
 import dev.tally.stack.LocalStack;
 import dev.tally.stack.TallyYaml;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -75,15 +72,13 @@ class SqlEndOfInputIT {
     Map<Key, Totals> oracle =
         SeedSqlInput.produce(stack.kafka().bootstrapServers(), PARTITIONS, USERS, EVENTS);
 
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        TallyMain.run(
-            new String[] {"sql", "--file", SCRIPT.toString(), "--config", tallyYaml.toString()},
-            stack.boundedSqlScriptEnvironment()::get,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    assertThat(code).as("exit code; stderr: %s", err.toString(StandardCharsets.UTF_8)).isZero();
+    TallyCommand.run(
+        stack.boundedSqlScriptEnvironment()::get,
+        "sql",
+        "--file",
+        SCRIPT.toString(),
+        "--config",
+        tallyYaml.toString());
 
     Map<Key, Totals> table = SeedSqlInput.readSeedTable(catalog, SeedSqlInput.TABLE);
     Totals expected = oracle.values().stream().reduce(Totals::plus).orElseThrow();
