@@ -58,12 +58,21 @@ public final class SeedSqlInput {
    * partitions} partitions), every record acknowledged; returns the rows it must give.
    */
   public static Map<Key, Totals> produce(String bootstrapServers, int partitions) {
+    return produce(bootstrapServers, partitions, USERS, EVENTS);
+  }
+
+  /**
+   * As {@link #produce(String, int)}, with {@code events} spread evenly over the four hours among
+   * {@code users}: many users make many rows per window, hence many timers at each window end.
+   */
+  public static Map<Key, Totals> produce(
+      String bootstrapServers, int partitions, int users, int events) {
     Map<Key, Totals> oracle = new TreeMap<>();
     List<Input> inputs = new ArrayList<>();
     Random random = new Random(7);
-    long step = SPAN.toMillis() / EVENTS;
-    for (int i = 0; i < EVENTS; i++) {
-      int user = random.nextInt(USERS);
+    long step = SPAN.toMillis() / events;
+    for (int i = 0; i < events; i++) {
+      int user = random.nextInt(users);
       String userId = "user-" + user;
       // Up to 4 s out of order within a user's partition: inside both pipelines' 5 s bound.
       long eventTime =
@@ -85,7 +94,7 @@ public final class SeedSqlInput {
     // The one producer of the tests: idempotent, one request in flight (a fresh topic's first
     // batches may be refused), every record acknowledged and the end offsets checked.
     TopicWriter.produce(bootstrapServers, TOPIC, inputs, Duration.ZERO);
-    assertThat(oracle).hasSizeGreaterThan(USERS * 3);
+    assertThat(oracle).hasSizeGreaterThan(Math.min(users * 3, events / 4));
     return oracle;
   }
 

@@ -96,7 +96,10 @@ public record CheckpointConfig(
    * slow, emitting those rows blocks the aggregator's task until they are all out, and no barrier,
    * aligned or not, passes that task before. Interruptible, the task takes the checkpoint between
    * two timers. Results never depend on it: the watermark, hence every lateness verdict, is the
-   * same before and after, and the timers not yet fired are in the checkpoint.
+   * same before and after, and the timers not yet fired are in the checkpoint. That holds for
+   * Tally's aggregator; the SQL runner turns the option off for SQL jobs ({@code
+   * SqlRunner.TABLE_DEFAULTS}), whose operators on Flink 2.1 lose the final watermark's timers at
+   * the end of a bounded input with it (FLINK-39481).
    */
   public static final ConfigKey<Boolean> INTERRUPTIBLE_TIMERS =
       ConfigKey.bool("checkpoints.interruptible-timers")
