@@ -26,7 +26,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.OperatorSnapshotUtil;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The aggregator restores state that a released Tally wrote, and goes on exactly as a run that was
@@ -41,8 +41,17 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ReleasedStateTest {
 
-  /** The last release whose state every later build must restore. */
+  /**
+   * A release whose state every later build must restore: dedupe entries one map entry per id
+   * ({@value SeenTransactions#LEGACY_STATE}), and no record of its settings ({@link RestoreGuard}).
+   */
   static final String RELEASE = "b3f3bdb";
+
+  /**
+   * The release after it, whose state every later build must restore too: a user's dedupe entries
+   * as one packed value ({@code seen-ids-by-user}), written by {@code main} at 99560ee.
+   */
+  static final String PACKED_DEDUPE_RELEASE = "99560ee-seen-ids";
 
   private static final Path SNAPSHOTS = Path.of("src", "test", "resources", "released-state");
   private static final Instant H10 = Instant.parse("2026-11-29T10:00:00Z");
@@ -81,9 +90,15 @@ class ReleasedStateTest {
           Step.watermark(at("12:00:00")));
 
   @ParameterizedTest
-  @ValueSource(strings = {"hashmap", "rocksdb"})
-  void theReleasedStateRestoresAndGoesOnAsAnUninterruptedRun(String backend) throws Exception {
-    Path file = SNAPSHOTS.resolve(RELEASE).resolve("aggregator-" + backend + ".snapshot");
+  @CsvSource({
+    RELEASE + ",hashmap",
+    RELEASE + ",rocksdb",
+    PACKED_DEDUPE_RELEASE + ",hashmap",
+    PACKED_DEDUPE_RELEASE + ",rocksdb"
+  })
+  void theReleasedStateRestoresAndGoesOnAsAnUninterruptedRun(String release, String backend)
+      throws Exception {
+    Path file = SNAPSHOTS.resolve(release).resolve("aggregator-" + backend + ".snapshot");
     OperatorSubtaskState released = OperatorSnapshotUtil.readStateHandle(file.toString());
 
     Outcome restored = run(backend, released, AFTER);
