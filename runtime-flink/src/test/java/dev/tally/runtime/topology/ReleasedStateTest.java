@@ -19,7 +19,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -114,6 +116,23 @@ class ReleasedStateTest {
             "alice/USD@2026-11-29T10:00:00Z=7#1 first=true",
             "alice/EUR@2026-11-29T10:00:00Z=24#3 first=false");
     assertThat(restored.rejections()).containsExactly("CONFLICTING_DUPLICATE a", "LATE w");
+    // Migrated once, before the first record: the old layouts are left empty.
+    var harness = open(backend, released);
+    try {
+      var keyed = harness.getOperator().<String>getKeyedStateBackend();
+      assertThat(usersOf(keyed, SeenTransactions.STATE))
+          .containsExactlyInAnyOrder("alice", "bob", "carol");
+      assertThat(usersOf(keyed, SeenTransactions.PACKED_STATE)).isEmpty();
+      assertThat(usersOf(keyed, SeenTransactions.LEGACY_STATE)).isEmpty();
+    } finally {
+      harness.close();
+    }
+  }
+
+  private static List<String> usersOf(KeyedStateBackend<String> keyed, String state) {
+    try (var keys = keyed.getKeys(state, VoidNamespace.INSTANCE)) {
+      return keys.toList();
+    }
   }
 
   /** The rows and verdicts of {@link #AFTER} in a run that took no snapshot in between. */
