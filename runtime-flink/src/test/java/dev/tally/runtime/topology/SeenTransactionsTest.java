@@ -22,10 +22,8 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
-import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -54,7 +52,7 @@ class SeenTransactionsTest {
   private void open(String backend, int capacity) throws Exception {
     harness =
         new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new Ignore()), in -> in, Types.STRING);
+            new KeyedProcessOperator<>(new WriteBackStateTest.Ignore()), in -> in, Types.STRING);
     StateBackend stateBackend =
         backend.equals("rocksdb") ? new EmbeddedRocksDBStateBackend() : new HashMapStateBackend();
     harness.setStateBackend(stateBackend);
@@ -298,12 +296,5 @@ class SeenTransactionsTest {
     public void clear() {
       delegate.clear();
     }
-  }
-
-  private static final class Ignore extends KeyedProcessFunction<String, String, String> {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public void processElement(String value, Context ctx, Collector<String> out) {}
   }
 }
