@@ -5,6 +5,7 @@ import dev.tally.domain.anomaly.AnomalyRule;
 import dev.tally.domain.rejection.RejectedRecord;
 import dev.tally.domain.spending.Firing;
 import dev.tally.domain.spending.OpenWindow;
+import dev.tally.domain.spending.SeenHours;
 import dev.tally.domain.spending.SeenIds;
 import dev.tally.domain.spending.SeenTransaction;
 import dev.tally.domain.spending.StateSettings;
@@ -17,6 +18,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
@@ -36,14 +38,15 @@ import org.apache.flink.util.OutputTag;
  * a transaction id must be deduplicated per user whatever its currency (a "duplicate" in another
  * currency is a conflict), and doing both here costs one network shuffle instead of two.
  *
- * <p>State: what is remembered of each counted id (one packed value per user, {@link
- * SeenTransactions}), and the user's open windows (one value, not a map: firing and cleaning then
- * take a point read and write, never a RocksDB iterator, whose seeks step over the tombstones of
- * every window removed before and made the end of a bounded run quadratic), both written back under
- * {@link SpendingAggregatorOperator} ({@link WriteBackState}). Cleanup is by event-time timers:
- * window state once final, dedupe entries after the dedupe retention (checked on hour-aligned
- * timers, so one timer serves a whole hour of ids). At end of input (the final watermark) a user's
- * windows are all emitted on its first timer, without scanning its dedupe memory.
+ * <p>State: what is remembered of each counted id (per user one packed value per hour of event
+ * time, {@link SeenTransactions}), and the user's open windows (one value, not a map: firing and
+ * cleaning then take a point read and write, never a RocksDB iterator, whose seeks step over the
+ * tombstones of every window removed before and made the end of a bounded run quadratic), both
+ * written back under {@link SpendingAggregatorOperator} ({@link WriteBackState}). Cleanup is by
+ * event-time timers: window state once final, dedupe entries after the dedupe retention (checked on
+ * hour-aligned timers, so one timer serves a whole hour of ids). At end of input (the final
+ * watermark) a user's windows are all emitted on its first timer, without scanning its dedupe
+ * memory.
  *
  * <p>With anomalies on, every counted transaction also goes to {@link AnomalyWatch}, which keeps
  * the user's baselines and judges them (side output {@link #ANOMALIES}).
@@ -126,8 +129,7 @@ final class SpendingAggregator
   public void open(OpenContext openContext) {
     seen =
         new SeenTransactions(
-            getRuntimeContext()
-                .getState(new ValueStateDescriptor<>(SeenTransactions.STATE, StateTypes.SEEN_IDS)),
+            getRuntimeContext().getMapState(SeenTransactions.DESCRIPTOR),
             writeBackCapacity,
             keepWritten,
             retention,
@@ -152,7 +154,7 @@ final class SpendingAggregator
     Transaction tx = in.transaction();
     long watermark = watermarks.observe(ctx.timerService().currentWatermark());
     // The open windows are read only for a transaction that gets past dedupe and lateness.
-    SeenIds ids = seen.of(tx.userId());
+    SeenHours ids = seen.of(tx.userId());
     long fingerprint = SeenIds.fingerprint(tx.transactionId());
     Optional<Verdict> screened =
         ledger.screen(tx, ids.find(tx.transactionId(), fingerprint), watermark);
@@ -382,10 +384,18 @@ final class SpendingAggregator
   }
 
   /**
-   * Moves the current user's dedupe entries of a release before {@link SeenTransactions#STATE} into
-   * it (see {@link SpendingAggregatorOperator}).
+   * Moves the current user's dedupe entries of a release that kept one map entry per id into {@link
+   * SeenTransactions#STATE} (see {@link SpendingAggregatorOperator}).
    */
   void migrateLegacyDedupe(String user, MapState<String, SeenTransaction> legacy) throws Exception {
     seen.migrate(user, legacy);
+  }
+
+  /**
+   * Moves the current user's dedupe entries of a release that kept them in one packed value into
+   * {@link SeenTransactions#STATE} (see {@link SpendingAggregatorOperator}).
+   */
+  void migratePackedDedupe(String user, ValueState<SeenIds> packed) throws Exception {
+    seen.migratePacked(user, packed);
   }
 }

@@ -1,5 +1,6 @@
 package dev.tally.runtime.topology;
 
+import dev.tally.domain.spending.SeenIds;
 import dev.tally.domain.spending.SeenTransaction;
 import dev.tally.domain.spending.WindowedSpending;
 import dev.tally.domain.transaction.SourcedTransaction;
@@ -7,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -18,6 +20,7 @@ import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.operators.TimestampedCollector;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.function.ThrowingConsumer;
 
 /**
  * Runs {@link SpendingAggregator} with its open windows and dedupe memory written back ({@link
@@ -124,36 +127,49 @@ final class SpendingAggregatorOperator
     interval = 0;
     AggregationMetrics.writeBackPending(getMetricGroup(), aggregator::pendingUsers);
     if (restored) {
-      migrateLegacyDedupe();
+      migrateOlderDedupe();
     }
   }
 
   /**
-   * Moves the dedupe entries of state written by a release that kept one map entry per id ({@link
-   * SeenTransactions#LEGACY_STATE}) into the per-user values, once, before the first record: the
-   * cost is one pass over that state at the first restore. Registering the legacy state is what
-   * restores it; it stays registered, and empty, in later snapshots.
+   * Moves the dedupe entries of state written by older releases into the per-user hours, once,
+   * before the first record: one packed value per user ({@link SeenTransactions#PACKED_STATE}) and
+   * one map entry per id ({@link SeenTransactions#LEGACY_STATE}). The cost is one pass over that
+   * state at the first restore. Registering an old state is what restores it; it stays registered,
+   * and empty, in later snapshots.
    */
-  private void migrateLegacyDedupe() throws Exception {
+  private void migrateOlderDedupe() throws Exception {
+    ValueState<SeenIds> packed =
+        getKeyedStateBackend()
+            .getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, SeenTransactions.PACKED);
+    forEachUserOf(
+        SeenTransactions.PACKED_STATE, user -> aggregator.migratePackedDedupe(user, packed));
     MapState<String, SeenTransaction> legacy =
         getKeyedStateBackend()
             .getPartitionedState(
                 VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, SeenTransactions.LEGACY);
+    forEachUserOf(
+        SeenTransactions.LEGACY_STATE, user -> aggregator.migrateLegacyDedupe(user, legacy));
+    writeBack();
+  }
+
+  /** Runs {@code migrate} for every user with state {@code stateName}, as the current key. */
+  private void forEachUserOf(String stateName, ThrowingConsumer<String, Exception> migrate)
+      throws Exception {
     // Keys first, then state changes: a backend's key iteration must not see its own updates.
     List<String> users = new ArrayList<>();
     try (Stream<String> keys =
-        this.<String>getKeyedStateBackend()
-            .getKeys(SeenTransactions.LEGACY_STATE, VoidNamespace.INSTANCE)) {
+        this.<String>getKeyedStateBackend().getKeys(stateName, VoidNamespace.INSTANCE)) {
       keys.forEach(users::add);
     }
     for (String user : users) {
       setCurrentKey(user);
-      aggregator.migrateLegacyDedupe(user, legacy);
+      migrate.accept(user);
       if (aggregator.writeBackFull()) {
         writeBack();
       }
     }
-    writeBack();
   }
 
   @Override

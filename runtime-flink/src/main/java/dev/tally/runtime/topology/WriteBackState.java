@@ -8,15 +8,15 @@ import java.util.function.Predicate;
 import org.apache.flink.api.common.state.ValueState;
 
 /**
- * One keyed value per user behind a write-back cache: with a capacity above 0, changed values stay
- * on the heap until {@link #writeBack}, which the operator calls before every snapshot, before
- * iterating keys and once {@link #full}. Every read and write of the value goes through {@link
- * #get} and {@link #set}, timers included, so the aggregator behaves as if each change were written
- * at once; checkpoints, savepoints and restores only ever see written state. A busy user then costs
- * one RocksDB read and write per checkpoint interval instead of two per event (the memtable search
- * of that read alone was a tenth of the aggregator thread in perf). The aggregator keeps its open
- * windows, its dedupe memory ({@link SeenTransactions}) and its anomaly baselines ({@link
- * AnomalyWatch}) this way.
+ * One value per user, stored in keyed state ({@link Store}: a value state, or the parts of a map
+ * state), behind a write-back cache: with a capacity above 0, changed values stay on the heap until
+ * {@link #writeBack}, which the operator calls before every snapshot, before iterating keys and
+ * once {@link #full}. Every read and write of the value goes through {@link #get} and {@link #set},
+ * timers included, so the aggregator behaves as if each change were written at once; checkpoints,
+ * savepoints and restores only ever see written state. A busy user then costs one RocksDB read and
+ * write per checkpoint interval instead of two per event (the memtable search of that read alone
+ * was a tenth of the aggregator thread in perf). The aggregator keeps its open windows, its dedupe
+ * memory ({@link SeenTransactions}) and its anomaly baselines ({@link AnomalyWatch}) this way.
  *
  * <p>With {@code keepWritten}, values also stay on the heap once written or read (clean), so a busy
  * user is not read and deserialized again after each snapshot: re-reading after the write-back was
@@ -50,7 +50,20 @@ final class WriteBackState<T> {
    */
   static final int AHEAD_PER_TURN = 8;
 
-  private final ValueState<T> state;
+  /**
+   * Where each user's value is stored, for the state backend's current key: a value state, or the
+   * parts of a map state that the value tells apart ({@link SeenTransactions}).
+   */
+  interface Store<T> {
+
+    /** The current key's stored value, {@code null} for none. */
+    T read() throws Exception;
+
+    /** Stores the current key's value (an empty one for none). */
+    void write(T value) throws Exception;
+  }
+
+  private final Store<T> state;
   private final int capacity;
   private final boolean keepWritten;
   private final Predicate<T> isEmpty;
@@ -83,6 +96,17 @@ final class WriteBackState<T> {
    * @param isEmpty whether a value holds nothing, and is stored as no value
    */
   WriteBackState(ValueState<T> state, int capacity, boolean keepWritten, Predicate<T> isEmpty) {
+    this(valueStore(state, isEmpty), capacity, keepWritten, isEmpty);
+  }
+
+  /**
+   * @param state where the values are stored
+   * @param capacity how many users' values may wait, and be kept; 0 writes every change at once
+   * @param keepWritten as for a value state: only where the store's reads give fresh objects
+   * @param isEmpty whether a value holds nothing and owes the store nothing: a pending empty value
+   *     reads as none, and an empty written one is not kept
+   */
+  WriteBackState(Store<T> state, int capacity, boolean keepWritten, Predicate<T> isEmpty) {
     this.state = state;
     this.capacity = capacity;
     this.keepWritten = keepWritten && capacity > 0;
@@ -102,14 +126,14 @@ final class WriteBackState<T> {
       if (kept != null) {
         return kept;
       }
-      T stored = state.value();
+      T stored = state.read();
       if (stored != null) {
         written.put(user, stored);
         trim();
       }
       return stored;
     }
-    return state.value();
+    return state.read();
   }
 
   /** Sets the current user's value (an empty one for none). */
@@ -219,11 +243,26 @@ final class WriteBackState<T> {
   }
 
   private void write(T value) throws Exception {
-    if (isEmpty.test(value)) {
-      state.clear();
-    } else {
-      state.update(value);
-    }
+    state.write(value);
+  }
+
+  /** A value state as the store: an empty value is stored as none. */
+  private static <T> Store<T> valueStore(ValueState<T> state, Predicate<T> isEmpty) {
+    return new Store<>() {
+      @Override
+      public T read() throws Exception {
+        return state.value();
+      }
+
+      @Override
+      public void write(T value) throws Exception {
+        if (isEmpty.test(value)) {
+          state.clear();
+        } else {
+          state.update(value);
+        }
+      }
+    };
   }
 
   /** Drops the least recently used kept values until pending and kept fit the capacity. */

@@ -19,14 +19,16 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.OperatorSnapshotUtil;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The aggregator restores state that a released Tally wrote, and goes on exactly as a run that was
@@ -41,8 +43,17 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ReleasedStateTest {
 
-  /** The last release whose state every later build must restore. */
+  /**
+   * A release whose state every later build must restore: dedupe entries one map entry per id
+   * ({@value SeenTransactions#LEGACY_STATE}), and no record of its settings ({@link RestoreGuard}).
+   */
   static final String RELEASE = "b3f3bdb";
+
+  /**
+   * The release after it, whose state every later build must restore too: a user's dedupe entries
+   * as one packed value ({@code seen-ids-by-user}), written by {@code main} at 99560ee.
+   */
+  static final String PACKED_DEDUPE_RELEASE = "99560ee-seen-ids";
 
   private static final Path SNAPSHOTS = Path.of("src", "test", "resources", "released-state");
   private static final Instant H10 = Instant.parse("2026-11-29T10:00:00Z");
@@ -81,9 +92,15 @@ class ReleasedStateTest {
           Step.watermark(at("12:00:00")));
 
   @ParameterizedTest
-  @ValueSource(strings = {"hashmap", "rocksdb"})
-  void theReleasedStateRestoresAndGoesOnAsAnUninterruptedRun(String backend) throws Exception {
-    Path file = SNAPSHOTS.resolve(RELEASE).resolve("aggregator-" + backend + ".snapshot");
+  @CsvSource({
+    RELEASE + ",hashmap",
+    RELEASE + ",rocksdb",
+    PACKED_DEDUPE_RELEASE + ",hashmap",
+    PACKED_DEDUPE_RELEASE + ",rocksdb"
+  })
+  void theReleasedStateRestoresAndGoesOnAsAnUninterruptedRun(String release, String backend)
+      throws Exception {
+    Path file = SNAPSHOTS.resolve(release).resolve("aggregator-" + backend + ".snapshot");
     OperatorSubtaskState released = OperatorSnapshotUtil.readStateHandle(file.toString());
 
     Outcome restored = run(backend, released, AFTER);
@@ -99,6 +116,23 @@ class ReleasedStateTest {
             "alice/USD@2026-11-29T10:00:00Z=7#1 first=true",
             "alice/EUR@2026-11-29T10:00:00Z=24#3 first=false");
     assertThat(restored.rejections()).containsExactly("CONFLICTING_DUPLICATE a", "LATE w");
+    // Migrated once, before the first record: the old layouts are left empty.
+    var harness = open(backend, released);
+    try {
+      var keyed = harness.getOperator().<String>getKeyedStateBackend();
+      assertThat(usersOf(keyed, SeenTransactions.STATE))
+          .containsExactlyInAnyOrder("alice", "bob", "carol");
+      assertThat(usersOf(keyed, SeenTransactions.PACKED_STATE)).isEmpty();
+      assertThat(usersOf(keyed, SeenTransactions.LEGACY_STATE)).isEmpty();
+    } finally {
+      harness.close();
+    }
+  }
+
+  private static List<String> usersOf(KeyedStateBackend<String> keyed, String state) {
+    try (var keys = keyed.getKeys(state, VoidNamespace.INSTANCE)) {
+      return keys.toList();
+    }
   }
 
   /** The rows and verdicts of {@link #AFTER} in a run that took no snapshot in between. */

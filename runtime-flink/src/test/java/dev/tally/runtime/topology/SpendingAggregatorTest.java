@@ -483,8 +483,9 @@ class SpendingAggregatorTest {
   /**
    * The dedupe memory costs RocksDB per user per checkpoint, not per event: between snapshots a
    * user's counted ids stay on the heap with its open windows, and reach the backend as one value
-   * by the snapshot (issue 18). Looked up under both the per-user state and the per-id map of
-   * releases before it, so the test reads the same against either.
+   * by the snapshot (issue 18). Looked up under the per-user hours and the states of releases
+   * before them (one packed value per user, one map entry per id), so the test reads the same
+   * against any.
    */
   @Test
   void theDedupeMemoryReachesTheStateBackendByTheSnapshotAtTheLatest() throws Exception {
@@ -513,9 +514,10 @@ class SpendingAggregatorTest {
 
   private List<String> storedDedupeUsers() {
     var backend = harness.getOperator().<String>getKeyedStateBackend();
-    try (var perUser = backend.getKeys("seen-ids-by-user", VoidNamespace.INSTANCE);
+    try (var byHour = backend.getKeys("seen-ids-by-user-hour", VoidNamespace.INSTANCE);
+        var perUser = backend.getKeys("seen-ids-by-user", VoidNamespace.INSTANCE);
         var perId = backend.getKeys("seen-transactions", VoidNamespace.INSTANCE)) {
-      return Stream.concat(perUser, perId).distinct().toList();
+      return Stream.concat(byHour, Stream.concat(perUser, perId)).distinct().toList();
     }
   }
 

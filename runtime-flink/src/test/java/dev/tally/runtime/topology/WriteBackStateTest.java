@@ -204,7 +204,8 @@ class WriteBackStateTest {
     }
   }
 
-  private static final class Ignore extends KeyedProcessFunction<String, String, String> {
+  /** A keyed function that does nothing: the harness is only there for its keyed state. */
+  static final class Ignore extends KeyedProcessFunction<String, String, String> {
     private static final long serialVersionUID = 1L;
 
     @Override
