@@ -43,12 +43,7 @@ public final class SeenHours {
   /** Adds a part as stored (a state reader): its ids, not marked changed. */
   public void addStoredPart(SeenIds part) {
     for (int i = 0; i < part.size(); i++) {
-      ids.append(
-          part.fingerprintAt(i),
-          part.eventTimeAt(i),
-          part.amountAt(i),
-          part.currencyAt(i),
-          part.idAt(i));
+      ids.appendEntryOf(part, i);
     }
   }
 
@@ -68,6 +63,18 @@ public final class SeenHours {
       long fingerprint, long eventTimeMillis, long amountCents, int currency, String id) {
     ids.append(fingerprint, eventTimeMillis, amountCents, currency, id);
     markChanged(partOf(eventTimeMillis));
+  }
+
+  /** Every entry of {@code old} (a migration from a packed value); their hours' parts change. */
+  public void appendAllOf(SeenIds old) {
+    for (int i = 0; i < old.size(); i++) {
+      append(
+          old.fingerprintAt(i),
+          old.eventTimeAt(i),
+          old.amountAt(i),
+          old.currencyAt(i),
+          old.idAt(i));
+    }
   }
 
   /**
@@ -115,12 +122,7 @@ public final class SeenHours {
     for (int i = 0; i < ids.size(); i++) {
       int c = indexOfChanged(partOf(ids.eventTimeAt(i)));
       if (c >= 0) {
-        byChange[c].append(
-            ids.fingerprintAt(i),
-            ids.eventTimeAt(i),
-            ids.amountAt(i),
-            ids.currencyAt(i),
-            ids.idAt(i));
+        byChange[c].appendEntryOf(ids, i);
       }
     }
     return parts;

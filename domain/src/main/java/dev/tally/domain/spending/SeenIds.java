@@ -125,6 +125,16 @@ public final class SeenIds {
         keepId ? tx.transactionId() : null);
   }
 
+  /** Appends entry {@code i} of {@code from} as {@link #append} does: a copy between stores. */
+  public void appendEntryOf(SeenIds from, int i) {
+    append(
+        from.fingerprintAt(i),
+        from.eventTimeAt(i),
+        from.amountAt(i),
+        from.currencyAt(i),
+        from.idAt(i));
+  }
+
   /**
    * Appends an entry as stored (a state reader): its fingerprint, event time, amount, {@link
    * #currencyCode} and full id, {@code null} for none. Not checked against the entries there.

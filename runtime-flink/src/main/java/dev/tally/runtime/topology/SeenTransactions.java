@@ -153,14 +153,7 @@ final class SeenTransactions {
       return;
     }
     SeenHours ids = of(user);
-    for (int i = 0; i < old.size(); i++) {
-      ids.append(
-          old.fingerprintAt(i),
-          old.eventTimeAt(i),
-          old.amountAt(i),
-          old.currencyAt(i),
-          old.idAt(i));
-    }
+    ids.appendAllOf(old);
     state.set(user, ids);
     packed.clear();
   }
