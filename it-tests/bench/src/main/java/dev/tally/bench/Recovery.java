@@ -390,7 +390,8 @@ final class Recovery {
             taskManagers,
             slots,
             stack.objectStore().awsClientEnvironment(),
-            settings)) {
+            settings,
+            o.classArchive)) {
       return run(stack, cluster);
     }
   }
@@ -431,6 +432,9 @@ final class Recovery {
               o.warmup.toSeconds()));
       Thread.sleep(o.warmup.toMillis());
       await("a completed checkpoint", () -> cluster.completedCheckpoints(jobId) >= 1);
+      if (o.classArchive) {
+        trainClassArchive(cluster, jobId);
+      }
       for (int round = 1; round <= kills; round++) {
         failIfTrafficFailed(traffic);
         Round r = round(cluster, rest, jobId, watched, catalog, round);
@@ -456,6 +460,49 @@ final class Recovery {
       }
     }
     return report(rounds, finalTable, traffic.produced());
+  }
+
+  /**
+   * The training run of {@code --class-archive}: a TaskManager that has run the job through the
+   * warm-up and a checkpoint dumps its classes, and the standby, which runs nothing and was started
+   * without the archive, is replaced by one started with it; the replacements of later rounds get
+   * it too. The kills then land on TaskManagers started before it, but the tasks restart on one
+   * that has it, which is what the archive is for.
+   */
+  private void trainClassArchive(FlinkCluster cluster, String jobId) throws InterruptedException {
+    Set<String> hosting = cluster.taskManagersOf(jobId);
+    int trained = -1;
+    int standby = -1;
+    for (int i = 0; i < cluster.taskManagers().size(); i++) {
+      if (!cluster.taskManagers().get(i).isAlive()) {
+        continue;
+      }
+      if (hosting.contains(cluster.taskManagerId(i))) {
+        trained = trained < 0 ? i : trained;
+      } else {
+        standby = i;
+      }
+    }
+    if (trained < 0 || standby < 0) {
+      throw new IllegalStateException("no TaskManager to train or no standby: " + hosting);
+    }
+    long started = System.nanoTime();
+    Path archive = cluster.archiveClasses(trained);
+    long dumped = System.nanoTime();
+    cluster.stopTaskManager(standby);
+    cluster.startTaskManager();
+    long checkpoints = cluster.completedCheckpoints(jobId);
+    await(
+        "a checkpoint after the training", () -> cluster.completedCheckpoints(jobId) > checkpoints);
+    Bench.say(
+        String.format(
+            Locale.ROOT,
+            "Class archive %s (%,d bytes) dumped from %s in %d ms; standby %s replaced",
+            archive,
+            archive.toFile().length(),
+            cluster.taskManagerId(trained),
+            (dumped - started) / 1_000_000,
+            cluster.taskManagerId(standby)));
   }
 
   private Round round(
@@ -661,6 +708,8 @@ final class Recovery {
         .append(clusterSettings)
         .append("; job settings: ")
         .append(o.tallySettings)
+        .append("; class archive: ")
+        .append(o.classArchive ? "trained after the warm-up" : "none")
         .append("; events produced: ")
         .append(produced)
         .append("\n\nmachine: ")
@@ -745,7 +794,7 @@ final class Recovery {
         Locale.ROOT,
         "{\"measured_at\": \"%s\", \"leg\": \"%s\", \"rate\": %d, \"parallelism\": %d,"
             + " \"checkpoint_interval_ms\": %d, \"cluster_settings\": \"%s\","
-            + " \"job_settings\": \"%s\", \"p50_ms\": %d, \"p95_ms\": %d, \"max_ms\": %d,"
+            + " \"job_settings\": \"%s\", \"class_archive\": %b, \"p50_ms\": %d, \"p95_ms\": %d, \"max_ms\": %d,"
             + " \"final_table\": \"%s\",%n  \"rounds\": [%n    %s]}%n",
         Instant.now(),
         job.leg(),
@@ -754,6 +803,7 @@ final class Recovery {
         o.checkpointInterval.toMillis(),
         escape(clusterSettings.toString()),
         escape(o.tallySettings.toString()),
+        o.classArchive,
         Freshness.percentile(loss, 0.5),
         Freshness.percentile(loss, 0.95),
         loss.isEmpty() ? -1 : loss.get(loss.size() - 1),
