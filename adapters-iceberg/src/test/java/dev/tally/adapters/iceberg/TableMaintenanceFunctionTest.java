@@ -90,12 +90,7 @@ class TableMaintenanceFunctionTest {
 
   @Test
   void closingOnACancelStopsTheRunInFlightAndLeavesTheTableAsItWas() throws Exception {
-    long before = currentSnapshotId();
-    blocking.arm();
-    harness.notifyOfCompletedCheckpoint(1);
-    assertThat(blocking.reading.await(1, TimeUnit.MINUTES))
-        .as("the compaction reads a data file")
-        .isTrue();
+    long before = compactionBlockedInARead(blocking::arm);
 
     // A cancel closes the operator without finishing it. The run blocks until the latch opens,
     // which only happens after the test: closing must return on its own.
@@ -111,20 +106,12 @@ class TableMaintenanceFunctionTest {
     closing.get(2, TimeUnit.MINUTES);
 
     assertThat(blocking.release.getCount()).as("the run was never let go").isEqualTo(1);
-    assertThat(currentSnapshotId())
-        .as("the interrupted compaction committed nothing")
-        .isEqualTo(before);
-    assertThat(ids()).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
+    assertTableAsItWas(before);
   }
 
   @Test
   void aCancelledRunCommitsNothingEvenWhenALibraryClearsTheInterrupt() throws Exception {
-    long before = currentSnapshotId();
-    blocking.armSwallowingTheInterrupt();
-    harness.notifyOfCompletedCheckpoint(1);
-    assertThat(blocking.reading.await(1, TimeUnit.MINUTES))
-        .as("the compaction reads a data file")
-        .isTrue();
+    long before = compactionBlockedInARead(blocking::armSwallowingTheInterrupt);
 
     // The read returns normally after the interrupt, its status cleared, as a library that
     // retries on an interrupt would: the run goes on unless it asks the task's own flag.
@@ -132,10 +119,7 @@ class TableMaintenanceFunctionTest {
     awaitMaintenanceThreads();
 
     assertThat(blocking.swallowed.getCount()).as("the interrupt was swallowed").isZero();
-    assertThat(currentSnapshotId())
-        .as("the cancelled compaction committed nothing")
-        .isEqualTo(before);
-    assertThat(ids()).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
+    assertTableAsItWas(before);
   }
 
   @Test
@@ -149,6 +133,30 @@ class TableMaintenanceFunctionTest {
     assertThat(table.currentSnapshot().snapshotId()).isNotEqualTo(before);
     assertThat(table.currentSnapshot().summary())
         .containsEntry(PartitionCompaction.SUMMARY_KEY, "compaction");
+    assertThat(ids()).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
+  }
+
+  /**
+   * Arms the file IO with {@code arm}, starts a compaction and waits until it blocks reading a data
+   * file.
+   *
+   * @return the table's current snapshot before the run
+   */
+  private long compactionBlockedInARead(Runnable arm) throws Exception {
+    long before = currentSnapshotId();
+    arm.run();
+    harness.notifyOfCompletedCheckpoint(1);
+    assertThat(blocking.reading.await(1, TimeUnit.MINUTES))
+        .as("the compaction reads a data file")
+        .isTrue();
+    return before;
+  }
+
+  /** The cancelled compaction committed nothing: the snapshot and the rows are as they were. */
+  private void assertTableAsItWas(long snapshotBefore) throws IOException {
+    assertThat(currentSnapshotId())
+        .as("the cancelled compaction committed nothing")
+        .isEqualTo(snapshotBefore);
     assertThat(ids()).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
   }
 
