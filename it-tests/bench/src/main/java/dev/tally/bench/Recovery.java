@@ -433,7 +433,7 @@ final class Recovery {
       Thread.sleep(o.warmup.toMillis());
       await("a completed checkpoint", () -> cluster.completedCheckpoints(jobId) >= 1);
       if (o.classArchive) {
-        trainClassArchive(cluster, jobId);
+        trainClassArchive(cluster, jobId, watched);
       }
       for (int round = 1; round <= kills; round++) {
         failIfTrafficFailed(traffic);
@@ -464,45 +464,50 @@ final class Recovery {
 
   /**
    * The training run of {@code --class-archive}: a TaskManager that has run the job through the
-   * warm-up and a checkpoint dumps its classes, and the standby, which runs nothing and was started
-   * without the archive, is replaced by one started with it; the replacements of later rounds get
-   * it too. The kills then land on TaskManagers started before it, but the tasks restart on one
-   * that has it, which is what the archive is for.
+   * warm-up and a checkpoint dumps its classes. The dump pauses its JVM past the heartbeat timeout,
+   * so the job fails over (to the standby, started without the archive); the trained TaskManager is
+   * then stopped and a new standby started with the archive, as are the replacements of later
+   * rounds. The kills land on TaskManagers started before it, but the tasks restart on one that has
+   * it, which is what the archive is for. The rounds start once the job runs every task, has caught
+   * up with the traffic and completed a checkpoint.
    */
-  private void trainClassArchive(FlinkCluster cluster, String jobId) throws InterruptedException {
+  private void trainClassArchive(FlinkCluster cluster, String jobId, String watched)
+      throws InterruptedException {
     Set<String> hosting = cluster.taskManagersOf(jobId);
     int trained = -1;
-    int standby = -1;
-    for (int i = 0; i < cluster.taskManagers().size(); i++) {
-      if (!cluster.taskManagers().get(i).isAlive()) {
-        continue;
-      }
-      if (hosting.contains(cluster.taskManagerId(i))) {
-        trained = trained < 0 ? i : trained;
-      } else {
-        standby = i;
+    for (int i = 0; i < cluster.taskManagers().size() && trained < 0; i++) {
+      if (cluster.taskManagers().get(i).isAlive() && hosting.contains(cluster.taskManagerId(i))) {
+        trained = i;
       }
     }
-    if (trained < 0 || standby < 0) {
-      throw new IllegalStateException("no TaskManager to train or no standby: " + hosting);
+    if (trained < 0) {
+      throw new IllegalStateException("no live TaskManager runs tasks of the job: " + hosting);
     }
     long started = System.nanoTime();
     Path archive = cluster.archiveClasses(trained);
     long dumped = System.nanoTime();
-    cluster.stopTaskManager(standby);
+    cluster.stopTaskManager(trained);
     cluster.startTaskManager();
+    await("the job runs every task", () -> cluster.allTasksRunning(jobId));
+    long backlogEnd = System.currentTimeMillis() - job.outOfOrderness().toMillis();
+    // The pause and the failover leave a backlog of tens of seconds to read.
+    await(
+        "the job caught up after the training",
+        FINAL_LIMIT,
+        () -> cluster.rest().lowestInputWatermark(jobId, watched).orElse(0L) >= backlogEnd);
     long checkpoints = cluster.completedCheckpoints(jobId);
     await(
         "a checkpoint after the training", () -> cluster.completedCheckpoints(jobId) > checkpoints);
     Bench.say(
         String.format(
             Locale.ROOT,
-            "Class archive %s (%,d bytes) dumped from %s in %d ms; standby %s replaced",
+            "Class archive %s (%,d bytes) dumped from %s in %d ms; it was replaced by a standby"
+                + " with the archive; the job runs on %s",
             archive,
             archive.toFile().length(),
             cluster.taskManagerId(trained),
             (dumped - started) / 1_000_000,
-            cluster.taskManagerId(standby)));
+            cluster.taskManagersOf(jobId)));
   }
 
   private Round round(
@@ -627,7 +632,12 @@ final class Recovery {
   }
 
   private static void await(String what, Check condition) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + ROUND_TIMEOUT.toMillis();
+    await(what, ROUND_TIMEOUT, condition);
+  }
+
+  private static void await(String what, Duration timeout, Check condition)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeout.toMillis();
     while (!condition.holds()) {
       if (System.currentTimeMillis() > deadline) {
         throw new IllegalStateException("timed out waiting for " + what);
