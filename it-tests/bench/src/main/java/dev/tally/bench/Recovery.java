@@ -473,16 +473,7 @@ final class Recovery {
    */
   private void trainClassArchive(FlinkCluster cluster, String jobId, String watched)
       throws InterruptedException {
-    Set<String> hosting = cluster.taskManagersOf(jobId);
-    int trained = -1;
-    for (int i = 0; i < cluster.taskManagers().size() && trained < 0; i++) {
-      if (cluster.taskManagers().get(i).isAlive() && hosting.contains(cluster.taskManagerId(i))) {
-        trained = i;
-      }
-    }
-    if (trained < 0) {
-      throw new IllegalStateException("no live TaskManager runs tasks of the job: " + hosting);
-    }
+    int trained = firstRunningTheJob(cluster, jobId);
     long started = System.nanoTime();
     Path archive = cluster.archiveClasses(trained);
     long dumped = System.nanoTime();
@@ -510,6 +501,17 @@ final class Recovery {
             cluster.taskManagersOf(jobId)));
   }
 
+  /** The first live TaskManager, in start order, that runs tasks of the job. */
+  private static int firstRunningTheJob(FlinkCluster cluster, String jobId) {
+    Set<String> hosting = cluster.taskManagersOf(jobId);
+    for (int i = 0; i < cluster.taskManagers().size(); i++) {
+      if (cluster.taskManagers().get(i).isAlive() && hosting.contains(cluster.taskManagerId(i))) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("no live TaskManager runs tasks of the job: " + hosting);
+  }
+
   private Round round(
       FlinkCluster cluster,
       FlinkRestClient rest,
@@ -518,16 +520,7 @@ final class Recovery {
       RESTCatalog catalog,
       int number)
       throws InterruptedException {
-    Set<String> hosting = cluster.taskManagersOf(jobId);
-    int victim = -1;
-    for (int i = 0; i < cluster.taskManagers().size() && victim < 0; i++) {
-      if (cluster.taskManagers().get(i).isAlive() && hosting.contains(cluster.taskManagerId(i))) {
-        victim = i;
-      }
-    }
-    if (victim < 0) {
-      throw new IllegalStateException("no live TaskManager runs tasks of the job: " + hosting);
-    }
+    int victim = firstRunningTheJob(cluster, jobId);
     Map<Integer, Integer> attempts = new HashMap<>();
     rest.vertex(jobId, watched).subtasks().forEach(s -> attempts.put(s.index(), s.attempt()));
     long checkpoints = cluster.completedCheckpoints(jobId);
