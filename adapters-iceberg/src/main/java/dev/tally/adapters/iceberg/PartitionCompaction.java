@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BooleanSupplier;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.BaseCombinedScanTask;
 import org.apache.iceberg.ContentFile;
@@ -76,8 +77,15 @@ final class PartitionCompaction {
     static final Result NOTHING = new Result(0, 0, 0, 0);
   }
 
-  /** Plans and commits one compaction of the table's current snapshot. */
-  Result run(Table table) throws IOException {
+  /**
+   * Plans and commits one compaction of the table's current snapshot, unless it is stopped first.
+   *
+   * @param stopped whether the run must stop (its task is cancelled): asked, with the thread's
+   *     interrupt status, while planning, between two rows and before each commit attempt, so that
+   *     a library on the way that clears the interrupt status cannot make a cancelled run go on to
+   *     commit. A stopped run throws {@link InterruptedIOException} and commits nothing.
+   */
+  Result run(Table table, BooleanSupplier stopped) throws IOException {
     long started = System.nanoTime();
     table.refresh();
     Snapshot start = table.currentSnapshot();
@@ -90,6 +98,7 @@ final class PartitionCompaction {
     try (CloseableIterable<FileScanTask> tasks =
         table.newScan().useSnapshot(start.snapshotId()).planFiles()) {
       for (FileScanTask task : tasks) {
+        stopIf(stopped, table);
         DataFile file = task.file();
         String path = file.location();
         if (dataFiles.putIfAbsent(path, file) == null) {
@@ -101,6 +110,7 @@ final class PartitionCompaction {
     Map<String, DeleteFile> deleteFiles = new HashMap<>();
     List<DeleteFileInfo> deletes = new ArrayList<>();
     for (ManifestFile manifest : start.deleteManifests(table.io())) {
+      stopIf(stopped, table);
       try (ManifestReader<DeleteFile> reader =
           ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
         for (DeleteFile file : reader) { // live entries, copied
@@ -141,15 +151,14 @@ final class PartitionCompaction {
       }
     }
     long planned = System.nanoTime();
-    List<DataFile> written = toRead.isEmpty() ? List.of() : rewrite(table, toRead);
+    List<DataFile> written = toRead.isEmpty() ? List.of() : rewrite(table, toRead, stopped);
     long rewritten = System.nanoTime();
 
     try {
-      if (Thread.currentThread().isInterrupted()) {
-        deleteQuietly(table, written);
-        throw interrupted(table);
-      }
-      commit(table, start, toRemove, written, plan, deleteFiles);
+      commit(table, start, toRemove, written, plan, deleteFiles, stopped);
+    } catch (InterruptedIOException e) {
+      deleteQuietly(table, written); // stopped before a commit was attempted
+      throw e;
     } catch (RuntimeException e) {
       // Only a failure Iceberg marks as clean (a lost race, a failed validation) proves that the
       // commit did not happen. Anything else, e.g. a REST call whose response was lost or timed
@@ -187,7 +196,10 @@ final class PartitionCompaction {
    * Commits the rewrite, starting over with a fresh operation when another writer won the race.
    * Iceberg retries a conflicting commit a few times itself; the streaming writer commits at every
    * checkpoint, so on a slow catalog those few can all lose, while each new attempt here is as
-   * valid as the first: it is validated from the same starting snapshot.
+   * valid as the first: it is validated from the same starting snapshot. A stopped run attempts no
+   * further commit; one that lost a race committed nothing, so its files may go.
+   *
+   * @throws InterruptedIOException when the run was stopped before an attempt
    */
   private static void commit(
       Table table,
@@ -195,8 +207,11 @@ final class PartitionCompaction {
       List<DataFile> toRemove,
       List<DataFile> written,
       Plan plan,
-      Map<String, DeleteFile> deleteFiles) {
+      Map<String, DeleteFile> deleteFiles,
+      BooleanSupplier stopped)
+      throws InterruptedIOException {
     for (int attempt = 1; ; attempt++) {
+      stopIf(stopped, table);
       RewriteFiles rewrite =
           table
               .newRewrite()
@@ -232,10 +247,11 @@ final class PartitionCompaction {
 
   /**
    * Reads the tasks, partition by partition, with their deletes applied and writes the rows with
-   * the current spec; stops between two rows once the thread is interrupted (the task is
-   * cancelled), deleting what it wrote.
+   * the current spec; stops between two rows once the run is stopped (the task is cancelled),
+   * deleting what it wrote.
    */
-  private List<DataFile> rewrite(Table table, List<List<FileScanTask>> partitions)
+  private List<DataFile> rewrite(
+      Table table, List<List<FileScanTask>> partitions, BooleanSupplier stopped)
       throws IOException {
     FileFormat format =
         FileFormat.fromString(
@@ -274,9 +290,7 @@ final class PartitionCompaction {
             new DataIterator<>(
                 reader, new BaseCombinedScanTask(tasks), table.io(), table.encryption())) {
           while (rows.hasNext()) {
-            if (Thread.currentThread().isInterrupted()) {
-              throw interrupted(table);
-            }
+            stopIf(stopped, table);
             writer.write(rows.next());
           }
         }
@@ -294,8 +308,13 @@ final class PartitionCompaction {
     }
   }
 
-  private static InterruptedIOException interrupted(Table table) {
-    return new InterruptedIOException("compaction of " + table.name() + " interrupted");
+  /**
+   * Throws if the run is stopped: asked of {@code stopped} and of the thread's interrupt status.
+   */
+  private static void stopIf(BooleanSupplier stopped, Table table) throws InterruptedIOException {
+    if (stopped.getAsBoolean() || Thread.currentThread().isInterrupted()) {
+      throw new InterruptedIOException("compaction of " + table.name() + " stopped");
+    }
   }
 
   private static void deleteQuietly(Table table, List<DataFile> files) {

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
@@ -31,8 +32,13 @@ final class SnapshotExpiry {
     this.retainLast = retainLast;
   }
 
-  /** Expires what may expire; returns the number of snapshots removed. */
-  int run(Table table, String jobId) {
+  /**
+   * Expires what may expire; returns the number of snapshots removed.
+   *
+   * @param stopped whether the run must stop (its task is cancelled): asked, with the thread's
+   *     interrupt status, before the one expiry commit; a stopped run expires nothing
+   */
+  int run(Table table, String jobId, BooleanSupplier stopped) {
     table.refresh();
     Snapshot current = table.currentSnapshot();
     if (current == null) {
@@ -70,8 +76,8 @@ final class SnapshotExpiry {
       return 0;
     }
     int before = count(table);
-    if (Thread.currentThread().isInterrupted()) {
-      LOG.info("No snapshot of {} expires: the run was interrupted", table.name());
+    if (stopped.getAsBoolean() || Thread.currentThread().isInterrupted()) {
+      LOG.info("No snapshot of {} expires: the run was stopped", table.name());
       return 0;
     }
     // Iceberg's default cleanup level deletes the files only the expired snapshots referenced.

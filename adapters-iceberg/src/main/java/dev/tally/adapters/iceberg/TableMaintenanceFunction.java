@@ -36,9 +36,13 @@ import org.slf4j.LoggerFactory;
  * end of input (a bounded job) closing waits for the run in flight, e.g. the last compaction; on a
  * cancel it interrupts the run and waits at most {@link #CANCEL_WAIT_MILLIS}, because the restart
  * of the whole job waits for this task to be cancelled (a compaction took 9.3 s to finish once,
- * docs/benchmarks.md, Recovery). An interrupted run commits nothing: its commit is one atomic
- * Iceberg commit, and the run checks for interruption between partitions and before committing; at
- * worst it leaves files no snapshot references.
+ * docs/benchmarks.md, Recovery). A cancelled run commits nothing unless its commit was already in
+ * flight: the run checks for the cancel while planning, between rows and before each commit
+ * attempt, by this task's own flag as well as the thread's interrupt status (a library on the way
+ * may clear that), and deletes the files it wrote when it stops there. A commit in flight (a REST
+ * call does not stop for an interrupt) is one atomic Iceberg commit: it happened or not, and at
+ * worst leaves files no snapshot references, which no reader sees and no run of this class removes
+ * (docs/behaviour.md, orphan files).
  */
 final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, Void>
     implements CheckpointListener {
@@ -143,13 +147,13 @@ final class TableMaintenanceFunction extends ProcessFunction<WindowedSpending, V
     long started = System.nanoTime();
     try {
       if (compact) {
-        PartitionCompaction.Result result = compaction.run(table);
+        PartitionCompaction.Result result = compaction.run(table, () -> cancelled);
         if (result.partitions() > 0 || result.deleteFilesRemoved() > 0) {
           compactions.inc();
         }
       }
       if (expire) {
-        expiries.inc(expiry.run(table, jobId));
+        expiries.inc(expiry.run(table, jobId, () -> cancelled));
       }
     } catch (Exception e) {
       if (cancelled || Thread.currentThread().isInterrupted()) {

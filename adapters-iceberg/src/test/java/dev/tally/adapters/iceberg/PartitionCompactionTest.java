@@ -125,7 +125,7 @@ class PartitionCompactionTest {
     table.refresh();
     assertThat(table.currentSnapshot().summary()).containsEntry("total-position-deletes", "1");
 
-    PartitionCompaction.Result result = new PartitionCompaction(2, 1).run(table);
+    PartitionCompaction.Result result = new PartitionCompaction(2, 1).run(table, () -> false);
 
     assertThat(result.dataFilesRemoved()).isEqualTo(3);
     assertThat(rows()).containsExactlyEntriesOf(new TreeMap<>(Map.of(1L, "c", 2L, "d", 3L, "f")));
@@ -145,7 +145,7 @@ class PartitionCompactionTest {
             ((HasTableOperations) table).operations(), () -> upsert(table, 2, "x", 3, "y", 3, "z"));
     Table compacting = new BaseTable(ops, table.name());
 
-    new PartitionCompaction(2, 1).run(compacting);
+    new PartitionCompaction(2, 1).run(compacting, () -> false);
 
     assertThat(rows()).containsExactlyEntriesOf(new TreeMap<>(Map.of(1L, "c", 2L, "x", 3L, "z")));
   }
@@ -160,7 +160,7 @@ class PartitionCompactionTest {
     ops.failAfterCommit = true;
     Table compacting = new BaseTable(ops, table.name());
 
-    assertThatThrownBy(() -> new PartitionCompaction(2, 1).run(compacting))
+    assertThatThrownBy(() -> new PartitionCompaction(2, 1).run(compacting, () -> false))
         .isInstanceOf(RESTException.class);
 
     table.refresh();

@@ -89,7 +89,7 @@ class SnapshotExpiryTest {
   void theJobsLastCommitSurvivesTheHardestExpiry() throws Exception {
     historyOfThreeCommitsThenTwoCompactions();
 
-    int expired = new SnapshotExpiry(Duration.ofSeconds(1), 1).run(table, JOB);
+    int expired = new SnapshotExpiry(Duration.ofSeconds(1), 1).run(table, JOB, () -> false);
 
     assertThat(expired).as("checkpoints 1 and 2").isEqualTo(2);
     assertThat(lastCommittedCheckpoint(JOB)).hasValue(3);
@@ -118,7 +118,7 @@ class SnapshotExpiryTest {
     table.manageSnapshots().setMinSnapshotsToKeep("main", 1).commit();
     table.manageSnapshots().setMaxSnapshotAgeMs("main", 1).commit();
 
-    new SnapshotExpiry(Duration.ofSeconds(1), 1).run(table, JOB);
+    new SnapshotExpiry(Duration.ofSeconds(1), 1).run(table, JOB, () -> false);
 
     assertThat(lastCommittedCheckpoint(JOB)).hasValue(3);
   }
@@ -129,7 +129,7 @@ class SnapshotExpiryTest {
     otherCommit();
     Thread.sleep(1_100);
 
-    assertThat(new SnapshotExpiry(Duration.ofSeconds(1), 1).run(table, JOB)).isZero();
+    assertThat(new SnapshotExpiry(Duration.ofSeconds(1), 1).run(table, JOB, () -> false)).isZero();
     table.refresh();
     assertThat(table.snapshots()).hasSize(2);
   }

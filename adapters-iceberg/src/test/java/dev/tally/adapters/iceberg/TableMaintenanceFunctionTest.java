@@ -90,12 +90,7 @@ class TableMaintenanceFunctionTest {
 
   @Test
   void closingOnACancelStopsTheRunInFlightAndLeavesTheTableAsItWas() throws Exception {
-    long before = currentSnapshotId();
-    blocking.arm();
-    harness.notifyOfCompletedCheckpoint(1);
-    assertThat(blocking.reading.await(1, TimeUnit.MINUTES))
-        .as("the compaction reads a data file")
-        .isTrue();
+    long before = compactionBlockedInARead(blocking::arm);
 
     // A cancel closes the operator without finishing it. The run blocks until the latch opens,
     // which only happens after the test: closing must return on its own.
@@ -111,10 +106,20 @@ class TableMaintenanceFunctionTest {
     closing.get(2, TimeUnit.MINUTES);
 
     assertThat(blocking.release.getCount()).as("the run was never let go").isEqualTo(1);
-    assertThat(currentSnapshotId())
-        .as("the interrupted compaction committed nothing")
-        .isEqualTo(before);
-    assertThat(ids()).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
+    assertTableAsItWas(before);
+  }
+
+  @Test
+  void aCancelledRunCommitsNothingEvenWhenALibraryClearsTheInterrupt() throws Exception {
+    long before = compactionBlockedInARead(blocking::armSwallowingTheInterrupt);
+
+    // The read returns normally after the interrupt, its status cleared, as a library that
+    // retries on an interrupt would: the run goes on unless it asks the task's own flag.
+    harness.getOperator().close();
+    awaitMaintenanceThreads();
+
+    assertThat(blocking.swallowed.getCount()).as("the interrupt was swallowed").isZero();
+    assertTableAsItWas(before);
   }
 
   @Test
@@ -129,6 +134,40 @@ class TableMaintenanceFunctionTest {
     assertThat(table.currentSnapshot().summary())
         .containsEntry(PartitionCompaction.SUMMARY_KEY, "compaction");
     assertThat(ids()).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
+  }
+
+  /**
+   * Arms the file IO with {@code arm}, starts a compaction and waits until it blocks reading a data
+   * file.
+   *
+   * @return the table's current snapshot before the run
+   */
+  private long compactionBlockedInARead(Runnable arm) throws Exception {
+    long before = currentSnapshotId();
+    arm.run();
+    harness.notifyOfCompletedCheckpoint(1);
+    assertThat(blocking.reading.await(1, TimeUnit.MINUTES))
+        .as("the compaction reads a data file")
+        .isTrue();
+    return before;
+  }
+
+  /** The cancelled compaction committed nothing: the snapshot and the rows are as they were. */
+  private void assertTableAsItWas(long snapshotBefore) throws IOException {
+    assertThat(currentSnapshotId())
+        .as("the cancelled compaction committed nothing")
+        .isEqualTo(snapshotBefore);
+    assertThat(ids()).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
+  }
+
+  /** Waits until every maintenance worker thread has ended, whatever its run did. */
+  private static void awaitMaintenanceThreads() throws InterruptedException {
+    for (Thread thread : Thread.getAllStackTraces().keySet()) {
+      if (thread.getName().equals("tally-iceberg-maintenance")) {
+        thread.join(TimeUnit.MINUTES.toMillis(1));
+        assertThat(thread.isAlive()).as("the maintenance worker ended").isFalse();
+      }
+    }
   }
 
   private long currentSnapshotId() {
@@ -204,13 +243,16 @@ class TableMaintenanceFunctionTest {
 
   /**
    * The table's operations, whose file IO, once armed, blocks every read of a data file until
-   * {@link #release} opens; an interrupt ends the wait as a failed read.
+   * {@link #release} opens; an interrupt ends the wait as a failed read, or, armed to swallow it,
+   * as a read that succeeds with the interrupt status cleared (and no further read blocks).
    */
   private static final class BlockingOperations implements TableOperations {
     private final TableOperations delegate;
     private final CountDownLatch reading = new CountDownLatch(1);
     private final CountDownLatch release = new CountDownLatch(1);
+    private final CountDownLatch swallowed = new CountDownLatch(1);
     private volatile boolean armed;
+    private volatile boolean swallowInterrupt;
     private final FileIO io;
 
     BlockingOperations(TableOperations delegate) {
@@ -225,6 +267,11 @@ class TableMaintenanceFunctionTest {
                 try {
                   release.await();
                 } catch (InterruptedException e) {
+                  if (swallowInterrupt) {
+                    armed = false;
+                    swallowed.countDown();
+                    return files.newInputFile(path);
+                  }
                   Thread.currentThread().interrupt();
                   throw new UncheckedIOException(new InterruptedIOException(path));
                 }
@@ -245,6 +292,11 @@ class TableMaintenanceFunctionTest {
     }
 
     void arm() {
+      armed = true;
+    }
+
+    void armSwallowingTheInterrupt() {
+      swallowInterrupt = true;
       armed = true;
     }
 

@@ -390,7 +390,8 @@ final class Recovery {
             taskManagers,
             slots,
             stack.objectStore().awsClientEnvironment(),
-            settings)) {
+            settings,
+            o.classArchive)) {
       return run(stack, cluster);
     }
   }
@@ -431,6 +432,9 @@ final class Recovery {
               o.warmup.toSeconds()));
       Thread.sleep(o.warmup.toMillis());
       await("a completed checkpoint", () -> cluster.completedCheckpoints(jobId) >= 1);
+      if (o.classArchive) {
+        trainClassArchive(cluster, jobId, watched);
+      }
       for (int round = 1; round <= kills; round++) {
         failIfTrafficFailed(traffic);
         Round r = round(cluster, rest, jobId, watched, catalog, round);
@@ -458,6 +462,56 @@ final class Recovery {
     return report(rounds, finalTable, traffic.produced());
   }
 
+  /**
+   * The training run of {@code --class-archive}: a TaskManager that has run the job through the
+   * warm-up and a checkpoint dumps its classes. The dump pauses its JVM past the heartbeat timeout,
+   * so the job fails over (to the standby, started without the archive); the trained TaskManager is
+   * then stopped and a new standby started with the archive, as are the replacements of later
+   * rounds. The kills land on TaskManagers started before it, but the tasks restart on one that has
+   * it, which is what the archive is for. The rounds start once the job runs every task, has caught
+   * up with the traffic and completed a checkpoint.
+   */
+  private void trainClassArchive(FlinkCluster cluster, String jobId, String watched)
+      throws InterruptedException {
+    int trained = firstRunningTheJob(cluster, jobId);
+    long started = System.nanoTime();
+    Path archive = cluster.archiveClasses(trained);
+    long dumped = System.nanoTime();
+    cluster.stopTaskManager(trained);
+    cluster.startTaskManager();
+    await("the job runs every task", () -> cluster.allTasksRunning(jobId));
+    long backlogEnd = System.currentTimeMillis() - job.outOfOrderness().toMillis();
+    // The pause and the failover leave a backlog of tens of seconds to read.
+    await(
+        "the job caught up after the training",
+        FINAL_LIMIT,
+        () -> cluster.rest().lowestInputWatermark(jobId, watched).orElse(0L) >= backlogEnd);
+    long checkpoints = cluster.completedCheckpoints(jobId);
+    await(
+        "a checkpoint after the training", () -> cluster.completedCheckpoints(jobId) > checkpoints);
+    Bench.say(
+        String.format(
+            Locale.ROOT,
+            "Class archive %s (%,d bytes) dumped from %s in %d ms; it was replaced by a standby"
+                + " with the archive; the job runs on %s",
+            archive,
+            archive.toFile().length(),
+            cluster.taskManagerId(trained),
+            (dumped - started) / 1_000_000,
+            cluster.taskManagersOf(jobId)));
+  }
+
+  /** The first live TaskManager, in start order, that runs tasks of the job. */
+  private static int firstRunningTheJob(FlinkCluster cluster, String jobId) {
+    Set<String> hosting = cluster.taskManagersOf(jobId);
+    for (int i = 0; i < cluster.taskManagers().size(); i++) {
+      if (cluster.taskManagers().get(i).isAlive() && hosting.contains(cluster.taskManagerId(i))) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("no live TaskManager runs tasks of the job: " + hosting);
+  }
+
   private Round round(
       FlinkCluster cluster,
       FlinkRestClient rest,
@@ -466,16 +520,7 @@ final class Recovery {
       RESTCatalog catalog,
       int number)
       throws InterruptedException {
-    Set<String> hosting = cluster.taskManagersOf(jobId);
-    int victim = -1;
-    for (int i = 0; i < cluster.taskManagers().size() && victim < 0; i++) {
-      if (cluster.taskManagers().get(i).isAlive() && hosting.contains(cluster.taskManagerId(i))) {
-        victim = i;
-      }
-    }
-    if (victim < 0) {
-      throw new IllegalStateException("no live TaskManager runs tasks of the job: " + hosting);
-    }
+    int victim = firstRunningTheJob(cluster, jobId);
     Map<Integer, Integer> attempts = new HashMap<>();
     rest.vertex(jobId, watched).subtasks().forEach(s -> attempts.put(s.index(), s.attempt()));
     long checkpoints = cluster.completedCheckpoints(jobId);
@@ -580,7 +625,12 @@ final class Recovery {
   }
 
   private static void await(String what, Check condition) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + ROUND_TIMEOUT.toMillis();
+    await(what, ROUND_TIMEOUT, condition);
+  }
+
+  private static void await(String what, Duration timeout, Check condition)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeout.toMillis();
     while (!condition.holds()) {
       if (System.currentTimeMillis() > deadline) {
         throw new IllegalStateException("timed out waiting for " + what);
@@ -661,6 +711,8 @@ final class Recovery {
         .append(clusterSettings)
         .append("; job settings: ")
         .append(o.tallySettings)
+        .append("; class archive: ")
+        .append(o.classArchive ? "trained after the warm-up" : "none")
         .append("; events produced: ")
         .append(produced)
         .append("\n\nmachine: ")
@@ -745,7 +797,7 @@ final class Recovery {
         Locale.ROOT,
         "{\"measured_at\": \"%s\", \"leg\": \"%s\", \"rate\": %d, \"parallelism\": %d,"
             + " \"checkpoint_interval_ms\": %d, \"cluster_settings\": \"%s\","
-            + " \"job_settings\": \"%s\", \"p50_ms\": %d, \"p95_ms\": %d, \"max_ms\": %d,"
+            + " \"job_settings\": \"%s\", \"class_archive\": %b, \"p50_ms\": %d, \"p95_ms\": %d, \"max_ms\": %d,"
             + " \"final_table\": \"%s\",%n  \"rounds\": [%n    %s]}%n",
         Instant.now(),
         job.leg(),
@@ -754,6 +806,7 @@ final class Recovery {
         o.checkpointInterval.toMillis(),
         escape(clusterSettings.toString()),
         escape(o.tallySettings.toString()),
+        o.classArchive,
         Freshness.percentile(loss, 0.5),
         Freshness.percentile(loss, 0.95),
         loss.isEmpty() ? -1 : loss.get(loss.size() - 1),

@@ -107,17 +107,25 @@ public final class FlinkCluster implements AutoCloseable {
    */
   static final String ROCKSDB_JNI_LIBRARY = rocksDbJniLibrary();
 
+  /** How long {@code jcmd VM.cds dynamic_dump} may take on a TaskManager that ran a job. */
+  private static final Duration DUMP_TIMEOUT = Duration.ofMinutes(2);
+
   private final Path dir;
   private final Path confDir;
   private final List<Path> classpath;
   private final List<String> taskManagerJvm;
   private final Map<String, String> environment;
   private final int restPort;
+  private final boolean classArchives;
   private final ServiceProcess jobManager;
   private final List<ServiceProcess> taskManagers = new ArrayList<>();
+  private final Set<ServiceProcess> stopped = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final AtomicInteger taskManagerSequence = new AtomicInteger();
   private final AtomicInteger cliSequence = new AtomicInteger();
   private final FlinkRestClient rest;
+
+  /** The TaskManagers' class archive once {@link #archiveClasses} wrote it; null before. */
+  private volatile Path classArchive;
 
   private FlinkCluster(
       Path dir,
@@ -126,13 +134,15 @@ public final class FlinkCluster implements AutoCloseable {
       Map<String, String> environment,
       int restPort,
       ServiceProcess jobManager,
-      List<String> taskManagerJvm) {
+      List<String> taskManagerJvm,
+      boolean classArchives) {
     this.dir = dir;
     this.confDir = confDir;
     this.classpath = classpath;
     this.taskManagerJvm = List.copyOf(taskManagerJvm);
     this.environment = environment;
     this.restPort = restPort;
+    this.classArchives = classArchives;
     this.jobManager = jobManager;
     this.rest = FlinkRestClient.onLoopback(restPort);
   }
@@ -164,6 +174,24 @@ public final class FlinkCluster implements AutoCloseable {
       int slotsPerTaskManager,
       Map<String, String> environment,
       Map<String, String> settings) {
+    return start(workDir, taskManagers, slotsPerTaskManager, environment, settings, false);
+  }
+
+  /**
+   * Starts the cluster as {@link #start(Path, int, int, Map, Map)} does; with {@code classArchives}
+   * its TaskManagers can be trained for a class data sharing archive ({@link #archiveClasses}).
+   *
+   * @param classArchives whether the TaskManagers started before an archive exists record what a
+   *     dynamic archive needs ({@code -XX:+RecordDynamicDumpInfo}), so that one that ran a job can
+   *     write it
+   */
+  public static FlinkCluster start(
+      Path workDir,
+      int taskManagers,
+      int slotsPerTaskManager,
+      Map<String, String> environment,
+      Map<String, String> settings,
+      boolean classArchives) {
     Objects.requireNonNull(workDir, "workDir");
     Path dir = workDir.toAbsolutePath();
     int rpcPort = LoopbackPorts.freePort();
@@ -226,7 +254,8 @@ public final class FlinkCluster implements AutoCloseable {
                         + library.getParent()
                         + java.io.File.pathSeparator
                         + System.getProperty("java.library.path", "")));
-    FlinkCluster cluster = new FlinkCluster(dir, confDir, classpath, env, restPort, jm, tmJvm);
+    FlinkCluster cluster =
+        new FlinkCluster(dir, confDir, classpath, env, restPort, jm, tmJvm, classArchives);
     try {
       jm.awaitReady(READY_TIMEOUT, () -> cluster.rest.overview() != null);
       for (int i = 0; i < taskManagers; i++) {
@@ -278,6 +307,58 @@ public final class FlinkCluster implements AutoCloseable {
     awaitTaskManagers(
         taskManagers.stream().filter(ServiceProcess::isAlive).map(ServiceProcess::name).toList());
     return taskManagers.size() - 1;
+  }
+
+  /**
+   * Stops TaskManager {@code index} politely (a termination request), e.g. the one {@link
+   * #archiveClasses} paused; its tasks fail over as after a loss.
+   */
+  public void stopTaskManager(int index) {
+    ServiceProcess tm = taskManagers.get(index);
+    stopped.add(tm);
+    tm.close();
+  }
+
+  /**
+   * Writes a class data sharing archive of TaskManager {@code index} ({@code jcmd <pid> VM.cds
+   * dynamic_dump}), which every TaskManager started after this call maps at its start ({@code
+   * -XX:SharedArchiveFile}). Taken from a TaskManager that ran a job, the archive holds, parsed and
+   * linked, the classes it loaded: Flink's from the class path and the job's from its jar through
+   * Flink's user-code class loader (a dynamic archive keeps classes of custom class loaders loaded
+   * from jar files; a class is taken from it when a loader defines the same bytes). A cold
+   * TaskManager that receives the job's tasks then maps them instead of reading, parsing and
+   * verifying them from the job jar (docs/deployment.md, "Class data sharing"). The JVM checks that
+   * its class path matches the archive's and otherwise starts without it. Only one archive per
+   * TaskManager process: the JVM refuses a second dump. The dump stops the TaskManager's JVM while
+   * it writes (33 s for a 97 MB archive on the bench's loaded 2 cores), longer than {@link
+   * #RECOVERY}'s heartbeat timeout: the JobManager declares it lost and its tasks fail over, so
+   * train before measuring and then replace it ({@link #stopTaskManager}).
+   *
+   * @return the archive
+   * @throws IllegalStateException if the cluster was not started with {@code classArchives}
+   */
+  public Path archiveClasses(int index) {
+    if (!classArchives) {
+      throw new IllegalStateException("the cluster was started without class archives");
+    }
+    ServiceProcess tm = taskManagers.get(index);
+    Path archive = dir.resolve(tm.name() + ".jsa");
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    String name = "jcmd-" + tm.name();
+    ServiceProcess dump =
+        ServiceProcess.builder(name)
+            .executable(jcmd)
+            .args(Long.toString(tm.pid()), "VM.cds", "dynamic_dump", archive.toString())
+            .workingDirectory(dir)
+            .logFile(dir.resolve(name + ".log"))
+            .start();
+    dump.awaitSuccessfulExit(DUMP_TIMEOUT);
+    if (!Files.isRegularFile(archive)) {
+      throw new StackException(
+          "jcmd wrote no archive " + archive + " (" + tm.name() + "'s log):\n" + tm.logTail());
+    }
+    classArchive = archive;
+    return archive;
   }
 
   /** The resource id of TaskManager {@code index} ({@code taskmanager.resource-id}). */
@@ -448,11 +529,20 @@ public final class FlinkCluster implements AutoCloseable {
 
   private void launchTaskManager() {
     String id = "taskmanager-" + taskManagerSequence.getAndIncrement();
+    List<String> jvm = new ArrayList<>(taskManagerJvm);
+    Path archive = classArchive;
+    if (archive != null) {
+      // -Xlog:cds: the log says whether the archive was mapped or refused (and why).
+      jvm.addAll(List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds"));
+    } else if (classArchives) {
+      // A JVM that maps a dynamic archive cannot record one, so only these can be trained.
+      jvm.add("-XX:+RecordDynamicDumpInfo");
+    }
     ServiceProcess tm =
         builder(id, dir, confDir, classpath, environment)
             .mainClass("org.apache.flink.runtime.taskexecutor.TaskManagerRunner")
             .args("--configDir", confDir.toString(), "-Dtaskmanager.resource-id=" + id)
-            .jvmOptions(taskManagerJvm.toArray(String[]::new))
+            .jvmOptions(jvm.toArray(String[]::new))
             .logFile(dir.resolve(id + ".log"))
             .start();
     taskManagers.add(tm);
@@ -462,7 +552,7 @@ public final class FlinkCluster implements AutoCloseable {
     long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
     while (true) {
       for (ServiceProcess tm : taskManagers) {
-        if (!tm.isAlive() && tm.exitCode().orElse(137) != 137) {
+        if (!tm.isAlive() && !stopped.contains(tm) && tm.exitCode().orElse(137) != 137) {
           throw new StackException(
               tm.name() + " exited with code " + tm.exitCode().orElse(-1) + ":\n" + tm.logTail());
         }
