@@ -101,10 +101,12 @@ public record StateConfig(
    * The size of a column family's memtable. A checkpoint's synchronous phase takes RocksDB's native
    * checkpoint, which with the write-ahead log off (as Flink runs it) first flushes every memtable,
    * on the task thread's watch: nothing is processed, no alert emitted, until it is done. RocksDB's
-   * own 64 MiB let a whole interval's writes wait in memory for that flush (1 to 2 s at the barrier
-   * on the anomaly-latency bench); a small memtable is flushed in the background as it fills during
-   * the interval, so the barrier flushes at most this much of each column family. Smaller still
-   * makes more, smaller level-0 files and so more compactions.
+   * own 64 MiB let a whole interval's writes wait in memory for that flush; a small memtable is
+   * flushed in the background as it fills during the interval, so the barrier flushes at most this
+   * much of each column family plus any full ones still queued (on the anomaly-latency bench, 25 to
+   * 430 ms per subtask at 4 MiB; docs/benchmarks.md "Anomalies"). The cost: more, smaller level-0
+   * files and so more compactions, and write stalls whenever the task writes faster than RocksDB's
+   * flush thread empties them (there, the dedupe ids, over 90 % of the bytes).
    */
   public static final ConfigKey<Long> ROCKSDB_WRITE_BUFFER_SIZE =
       ConfigKey.bytes("state.rocksdb.write-buffer-size")
@@ -115,8 +117,8 @@ public record StateConfig(
                   + " flushes every memtable while the task processes nothing; a small one is"
                   + " flushed in the background as it fills between checkpoints, so the barrier"
                   + " flushes at most this much per column family (RocksDB's own 64 MiB held a"
-                  + " whole interval's writes for the barrier: 1 to 2 s of stalled processing on"
-                  + " the anomaly-latency bench). Smaller makes more level-0 files to compact.");
+                  + " whole interval's writes for the barrier). Smaller makes more level-0 files"
+                  + " to compact, and writes stall when they come faster than the flushes.");
 
   /**
    * How many memtables a column family may hold: with small ones, room to keep writing while full
