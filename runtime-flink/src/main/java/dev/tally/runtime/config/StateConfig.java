@@ -122,11 +122,13 @@ public record StateConfig(
 
   /**
    * How many memtables a column family may hold: with small ones, room to keep writing while full
-   * ones are flushed in the background instead of stalling the writer (the task thread).
+   * ones are flushed in the background instead of stalling the writer (the task thread). With 4 the
+   * anomaly-latency bench's aggregator stalled 17 to 27 times a job, with 12 at most once, and
+   * every latency figure fell (docs/benchmarks.md "Anomalies").
    */
   public static final ConfigKey<Integer> ROCKSDB_WRITE_BUFFERS =
       ConfigKey.integer("state.rocksdb.write-buffers")
-          .defaultValue(4)
+          .defaultValue(12)
           .between(2, 16)
           .description(
               "Memtables a RocksDB column family may hold, the one written and full ones being"

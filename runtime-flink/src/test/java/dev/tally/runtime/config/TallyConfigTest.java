@@ -92,7 +92,7 @@ class TallyConfigTest {
     assertThat(flink.get(RocksDBConfigurableOptions.WRITE_BUFFER_SIZE))
         .as("a small memtable is flushed as it fills, not all at the checkpoint barrier")
         .isEqualTo(MemorySize.parse("4m"));
-    assertThat(flink.get(RocksDBConfigurableOptions.MAX_WRITE_BUFFER_NUMBER)).isEqualTo(4);
+    assertThat(flink.get(RocksDBConfigurableOptions.MAX_WRITE_BUFFER_NUMBER)).isEqualTo(12);
     assertThat(flink.get(RocksDBOptions.TIMER_SERVICE_FACTORY))
         .isEqualTo(PriorityQueueStateType.ROCKSDB);
     assertThat(flink.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)).isTrue();
@@ -138,7 +138,7 @@ class TallyConfigTest {
                 true,
                 PriorityQueueStateType.ROCKSDB,
                 4L * 1024 * 1024,
-                4));
+                12));
     assertThat(config.checkpoints())
         .isEqualTo(
             new CheckpointConfig(
