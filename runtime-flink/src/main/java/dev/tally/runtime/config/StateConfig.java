@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend.PriorityQueueStateType;
@@ -26,6 +27,8 @@ import org.apache.flink.state.rocksdb.RocksDBOptions;
  * @param predefinedOptions see {@link #ROCKSDB_PREDEFINED_OPTIONS}
  * @param managedMemory see {@link #ROCKSDB_MANAGED_MEMORY}: RocksDB's block cache and write buffers
  * @param timers see {@link #ROCKSDB_TIMERS}
+ * @param writeBufferBytes see {@link #ROCKSDB_WRITE_BUFFER_SIZE}
+ * @param writeBuffers see {@link #ROCKSDB_WRITE_BUFFERS}
  */
 public record StateConfig(
     String checkpointDirectory,
@@ -34,7 +37,9 @@ public record StateConfig(
     boolean localRecovery,
     PredefinedOptions predefinedOptions,
     boolean managedMemory,
-    PriorityQueueStateType timers) {
+    PriorityQueueStateType timers,
+    long writeBufferBytes,
+    int writeBuffers) {
 
   /** Where checkpoints go. */
   public static final ConfigKey<String> CHECKPOINT_DIRECTORY =
@@ -92,12 +97,51 @@ public record StateConfig(
                   + " the state) or heap (held in JVM memory, written whole at every checkpoint);"
                   + " heap was not faster on the benchmark (docs/benchmarks-history.md).");
 
+  /**
+   * The size of a column family's memtable. A checkpoint's synchronous phase takes RocksDB's native
+   * checkpoint, which with the write-ahead log off (as Flink runs it) first flushes every memtable,
+   * on the task thread's watch: nothing is processed, no alert emitted, until it is done. RocksDB's
+   * own 64 MiB let a whole interval's writes wait in memory for that flush; a small memtable is
+   * flushed in the background as it fills during the interval, so the barrier flushes at most this
+   * much of each column family plus any full ones still queued (on the anomaly-latency bench, 25 to
+   * 430 ms per subtask at 4 MiB; docs/benchmarks.md "Anomalies"). The cost: more, smaller level-0
+   * files and so more compactions, and write stalls whenever the task writes faster than RocksDB's
+   * flush thread empties them (there, the dedupe ids, over 90 % of the bytes).
+   */
+  public static final ConfigKey<Long> ROCKSDB_WRITE_BUFFER_SIZE =
+      ConfigKey.bytes("state.rocksdb.write-buffer-size")
+          .defaultValue(4L * 1024 * 1024)
+          .atLeast(1024L * 1024)
+          .description(
+              "Size of one RocksDB memtable of a column family. A checkpoint's synchronous phase"
+                  + " flushes every memtable while the task processes nothing; a small one is"
+                  + " flushed in the background as it fills between checkpoints, so the barrier"
+                  + " flushes at most this much per column family (RocksDB's own 64 MiB held a"
+                  + " whole interval's writes for the barrier). Smaller makes more level-0 files"
+                  + " to compact, and writes stall when they come faster than the flushes.");
+
+  /**
+   * How many memtables a column family may hold: with small ones, room to keep writing while full
+   * ones are flushed in the background instead of stalling the writer (the task thread). With 4 the
+   * anomaly-latency bench's aggregator stalled 17 to 27 times a job, with 12 at most once, and
+   * every latency figure fell (docs/benchmarks.md "Anomalies").
+   */
+  public static final ConfigKey<Integer> ROCKSDB_WRITE_BUFFERS =
+      ConfigKey.integer("state.rocksdb.write-buffers")
+          .defaultValue(12)
+          .between(2, 16)
+          .description(
+              "Memtables a RocksDB column family may hold, the one written and full ones being"
+                  + " flushed: room to keep writing while they are, instead of a stalled task.");
+
   public StateConfig {
     List<String> problems = new ArrayList<>();
     CHECKPOINT_DIRECTORY.check(checkpointDirectory, problems);
     SAVEPOINT_DIRECTORY.check(savepointDirectory, problems);
     ROCKSDB_PREDEFINED_OPTIONS.check(predefinedOptions, problems);
     ROCKSDB_TIMERS.check(timers, problems);
+    ROCKSDB_WRITE_BUFFER_SIZE.check(writeBufferBytes, problems);
+    ROCKSDB_WRITE_BUFFERS.check(writeBuffers, problems);
     InvalidConfigException.throwIfAny("state config", problems);
   }
 
@@ -110,6 +154,8 @@ public record StateConfig(
     PredefinedOptions profile = r.get(ROCKSDB_PREDEFINED_OPTIONS);
     boolean managedMemory = r.get(ROCKSDB_MANAGED_MEMORY);
     PriorityQueueStateType timers = r.get(ROCKSDB_TIMERS);
+    long writeBufferBytes = r.get(ROCKSDB_WRITE_BUFFER_SIZE);
+    int writeBuffers = r.get(ROCKSDB_WRITE_BUFFERS);
     return r.build(
         "state.*",
         () ->
@@ -120,7 +166,9 @@ public record StateConfig(
                 localRecovery,
                 profile,
                 managedMemory,
-                timers));
+                timers,
+                writeBufferBytes,
+                writeBuffers));
   }
 
   /** Writes these settings as Flink options. */
@@ -140,6 +188,8 @@ public record StateConfig(
     // RocksDB rule an SST file out without reading it; without them a miss probes every level
     // (JMH AggregatorBenchmark, rocksdb vs rocksdb-bloom).
     flink.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);
+    flink.set(RocksDBConfigurableOptions.WRITE_BUFFER_SIZE, new MemorySize(writeBufferBytes));
+    flink.set(RocksDBConfigurableOptions.MAX_WRITE_BUFFER_NUMBER, writeBuffers);
     // The dedupe state's size for operators (docs/behaviour.md "Metrics"): RocksDB's own estimates
     // of each state's keys and live bytes, with the state's name as a label, so that no operator
     // has to count its entries on the hot path.

@@ -22,6 +22,7 @@ import java.util.Map;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -88,6 +89,10 @@ class TallyConfigTest {
     config.job().applyTo(flink);
     assertThat(flink.get(StateBackendOptions.STATE_BACKEND)).isEqualTo("rocksdb");
     assertThat(flink.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER)).isTrue();
+    assertThat(flink.get(RocksDBConfigurableOptions.WRITE_BUFFER_SIZE))
+        .as("a small memtable is flushed as it fills, not all at the checkpoint barrier")
+        .isEqualTo(MemorySize.parse("4m"));
+    assertThat(flink.get(RocksDBConfigurableOptions.MAX_WRITE_BUFFER_NUMBER)).isEqualTo(12);
     assertThat(flink.get(RocksDBOptions.TIMER_SERVICE_FACTORY))
         .isEqualTo(PriorityQueueStateType.ROCKSDB);
     assertThat(flink.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)).isTrue();
@@ -131,7 +136,9 @@ class TallyConfigTest {
                 false,
                 PredefinedOptions.FLASH_SSD_OPTIMIZED,
                 true,
-                PriorityQueueStateType.ROCKSDB));
+                PriorityQueueStateType.ROCKSDB,
+                4L * 1024 * 1024,
+                12));
     assertThat(config.checkpoints())
         .isEqualTo(
             new CheckpointConfig(
@@ -215,6 +222,8 @@ class TallyConfigTest {
                 predefined-options: spinning-disk-optimized
                 managed-memory: false
                 timers: heap
+                write-buffer-size: 16MiB
+                write-buffers: 3
             checkpoints:
               interval: 30s
               timeout: 1m
@@ -321,7 +330,9 @@ class TallyConfigTest {
                 true,
                 PredefinedOptions.SPINNING_DISK_OPTIMIZED,
                 false,
-                PriorityQueueStateType.HEAP));
+                PriorityQueueStateType.HEAP,
+                16L * 1024 * 1024,
+                3));
     assertThat(config.checkpoints())
         .isEqualTo(
             new CheckpointConfig(
