@@ -139,11 +139,10 @@ final class WriteBackState<T> {
   /** Sets the current user's value (an empty one for none). */
   void set(String user, T value) throws Exception {
     if (capacity > 0) {
-      // A pending user is never kept as written too, so only a user not pending yet may be there:
-      // a busy user's every change then costs one map operation, not two.
-      if (unwritten.put(user, value) == null && keepWritten) {
+      if (keepWritten) {
         written.remove(user);
       }
+      unwritten.put(user, value);
       trim();
     } else {
       write(value);
