@@ -7,16 +7,9 @@ import java.util.Objects;
 /**
  * One user's counted transaction ids, as a {@link UserLedger} needs them to tell new transactions,
  * exact duplicates and conflicting ones apart: per id its 64-bit {@link #fingerprint}, event time,
- * amount and currency, interleaved in one primitive array, with an open-addressing index over the
+ * amount and currency, in parallel primitive arrays with an open-addressing index over the
  * fingerprints. No object per id, so a user's whole dedupe memory is one value that a caller can
  * keep on the heap and store as one state entry, and a lookup is a hash probe, not a search.
- *
- * <p>Why this layout: a user's memory is rarely in the CPU cache when its next event comes (the
- * aggregator's profile spends about 30 % of its time on these lookups and additions, most of it
- * waiting for memory). An index slot holds the upper half of its entry's fingerprint next to the
- * entry's position, so a probe past another id's slot is told apart in the index itself and the
- * lookup of a new id (most events) reads the index alone; and an entry's four fields share one
- * cache line, so an addition writes one line, not one per field.
  *
  * <p>Exactness: with fingerprints alone, a new id whose fingerprint equals that of an id already
  * counted for the same user is taken for it (an exact duplicate when the content matches too, else
@@ -29,35 +22,25 @@ public final class SeenIds {
 
   private static final int MIN_CAPACITY = 4;
 
-  /** Longs per entry in {@link #entries}: fingerprint, event time, amount, currency code. */
-  private static final int STRIDE = 4;
-
-  private static final int FINGERPRINT = 0;
-  private static final int EVENT_TIME = 1;
-  private static final int AMOUNT = 2;
-  private static final int CURRENCY = 3;
-
-  /** The upper half of a fingerprint, as an index slot holds it. */
-  private static final long TAG = 0xFFFF_FFFF_0000_0000L;
-
   private int size;
-
-  /** Entry {@code i} at {@code i * STRIDE}: its fields, in the order of the constants above. */
-  private long[] entries;
+  private long[] fingerprints;
+  private long[] eventTimes;
+  private long[] amounts;
+  private int[] currencies;
 
   /** Full ids by entry, {@code null} until one is kept; an entry without its id holds null. */
   private String[] ids;
 
-  /**
-   * Open addressing, a power of two > 2 size long: by slot, the upper half of the entry's
-   * fingerprint ({@link #TAG}) and, in the lower half, its index + 1; 0 for an empty slot.
-   */
-  private long[] slots;
+  /** Open addressing: entry index + 1 by slot, 0 for an empty slot; a power of two > 2 size. */
+  private int[] slots;
 
   private SeenIds(int capacity) {
     int n = Math.max(MIN_CAPACITY, capacity);
-    entries = new long[n * STRIDE];
-    slots = new long[tableSize(n)];
+    fingerprints = new long[n];
+    eventTimes = new long[n];
+    amounts = new long[n];
+    currencies = new int[n];
+    slots = new int[tableSize(n)];
   }
 
   /** No id. */
@@ -102,25 +85,17 @@ public final class SeenIds {
     int entry = indexOf(transactionId, fingerprint);
     return entry < 0
         ? null
-        : new SeenTransaction(
-            entries[entry * STRIDE + AMOUNT],
-            currencyOf((int) entries[entry * STRIDE + CURRENCY]),
-            entries[entry * STRIDE + EVENT_TIME]);
+        : new SeenTransaction(amounts[entry], currencyOf(currencies[entry]), eventTimes[entry]);
   }
 
   private int indexOf(String transactionId, long fingerprint) {
     int mask = slots.length - 1;
-    long tag = fingerprint & TAG;
     for (int slot = (int) fingerprint & mask; ; slot = (slot + 1) & mask) {
-      long held = slots[slot];
-      if (held == 0) {
+      int entry = slots[slot] - 1;
+      if (entry < 0) {
         return -1;
       }
-      if ((held & TAG) != tag) {
-        continue;
-      }
-      int entry = (int) held - 1;
-      if (entries[entry * STRIDE + FINGERPRINT] == fingerprint
+      if (fingerprints[entry] == fingerprint
           && (ids == null || ids[entry] == null || ids[entry].equals(transactionId))) {
         return entry;
       }
@@ -166,21 +141,23 @@ public final class SeenIds {
    */
   public void append(
       long fingerprint, long eventTimeMillis, long amountCents, int currency, String id) {
-    if (size == capacity()) {
+    if (size == fingerprints.length) {
       int capacity = size * 2;
-      entries = Arrays.copyOf(entries, capacity * STRIDE);
+      fingerprints = Arrays.copyOf(fingerprints, capacity);
+      eventTimes = Arrays.copyOf(eventTimes, capacity);
+      amounts = Arrays.copyOf(amounts, capacity);
+      currencies = Arrays.copyOf(currencies, capacity);
       if (ids != null) {
         ids = Arrays.copyOf(ids, capacity);
       }
     }
     if (id != null && ids == null) {
-      ids = new String[capacity()];
+      ids = new String[fingerprints.length];
     }
-    int at = size * STRIDE;
-    entries[at + FINGERPRINT] = fingerprint;
-    entries[at + EVENT_TIME] = eventTimeMillis;
-    entries[at + AMOUNT] = amountCents;
-    entries[at + CURRENCY] = currency;
+    fingerprints[size] = fingerprint;
+    eventTimes[size] = eventTimeMillis;
+    amounts[size] = amountCents;
+    currencies[size] = currency;
     if (ids != null) {
       ids[size] = id;
     }
@@ -200,8 +177,11 @@ public final class SeenIds {
   public boolean forgetBefore(long eventTimeMillis) {
     int kept = 0;
     for (int i = 0; i < size; i++) {
-      if (entries[i * STRIDE + EVENT_TIME] >= eventTimeMillis) {
-        System.arraycopy(entries, i * STRIDE, entries, kept * STRIDE, STRIDE);
+      if (eventTimes[i] >= eventTimeMillis) {
+        fingerprints[kept] = fingerprints[i];
+        eventTimes[kept] = eventTimes[i];
+        amounts[kept] = amounts[i];
+        currencies[kept] = currencies[i];
         if (ids != null) {
           ids[kept] = ids[i];
         }
@@ -226,11 +206,14 @@ public final class SeenIds {
    * entries again stay free, so that steady additions do not grow them back at once.
    */
   private void shrink() {
-    if (capacity() <= 2 * Math.max(MIN_CAPACITY, size)) {
+    if (fingerprints.length <= 2 * Math.max(MIN_CAPACITY, size)) {
       return;
     }
     int capacity = Math.max(MIN_CAPACITY, size + (size >>> 1));
-    entries = Arrays.copyOf(entries, capacity * STRIDE);
+    fingerprints = Arrays.copyOf(fingerprints, capacity);
+    eventTimes = Arrays.copyOf(eventTimes, capacity);
+    amounts = Arrays.copyOf(amounts, capacity);
+    currencies = Arrays.copyOf(currencies, capacity);
     if (ids != null) {
       ids = Arrays.copyOf(ids, capacity);
     }
@@ -238,16 +221,19 @@ public final class SeenIds {
 
   /** How many entries fit before the arrays grow; for tests of {@link #forgetBefore}. */
   int capacity() {
-    return entries.length / STRIDE;
+    return fingerprints.length;
   }
 
   /** An independent copy: changes to either leave the other alone. */
   public SeenIds copy() {
     SeenIds copy = new SeenIds(size);
     copy.size = size;
-    System.arraycopy(entries, 0, copy.entries, 0, size * STRIDE);
+    System.arraycopy(fingerprints, 0, copy.fingerprints, 0, size);
+    System.arraycopy(eventTimes, 0, copy.eventTimes, 0, size);
+    System.arraycopy(amounts, 0, copy.amounts, 0, size);
+    System.arraycopy(currencies, 0, copy.currencies, 0, size);
     if (ids != null) {
-      copy.ids = Arrays.copyOf(ids, copy.capacity());
+      copy.ids = Arrays.copyOf(ids, copy.fingerprints.length);
     }
     copy.reindex(copy.slots.length);
     return copy;
@@ -259,11 +245,12 @@ public final class SeenIds {
     if (!(o instanceof SeenIds other) || other.size != size) {
       return false;
     }
-    if (!Arrays.equals(entries, 0, size * STRIDE, other.entries, 0, size * STRIDE)) {
-      return false;
-    }
     for (int i = 0; i < size; i++) {
-      if (!Objects.equals(idAt(i), other.idAt(i))) {
+      if (fingerprints[i] != other.fingerprints[i]
+          || eventTimes[i] != other.eventTimes[i]
+          || amounts[i] != other.amounts[i]
+          || currencies[i] != other.currencies[i]
+          || !Objects.equals(idAt(i), other.idAt(i))) {
         return false;
       }
     }
@@ -274,7 +261,7 @@ public final class SeenIds {
   public int hashCode() {
     int h = size;
     for (int i = 0; i < size; i++) {
-      h = 31 * h + Long.hashCode(entries[i * STRIDE + FINGERPRINT]);
+      h = 31 * h + Long.hashCode(fingerprints[i]);
     }
     return h;
   }
@@ -298,22 +285,22 @@ public final class SeenIds {
 
   /** The fingerprint of entry {@code i}, in order of addition. */
   public long fingerprintAt(int i) {
-    return entries[checked(i) * STRIDE + FINGERPRINT];
+    return fingerprints[checked(i)];
   }
 
   /** The event time of entry {@code i}. */
   public long eventTimeAt(int i) {
-    return entries[checked(i) * STRIDE + EVENT_TIME];
+    return eventTimes[checked(i)];
   }
 
   /** The amount of entry {@code i}. */
   public long amountAt(int i) {
-    return entries[checked(i) * STRIDE + AMOUNT];
+    return amounts[checked(i)];
   }
 
   /** The {@link #currencyCode} of entry {@code i}. */
   public int currencyAt(int i) {
-    return (int) entries[checked(i) * STRIDE + CURRENCY];
+    return currencies[checked(i)];
   }
 
   /** The full id of entry {@code i}, {@code null} when only its fingerprint is kept. */
@@ -330,20 +317,19 @@ public final class SeenIds {
   }
 
   private void reindex(int tableSize) {
-    slots = new long[tableSize];
+    slots = new int[tableSize];
     for (int i = 0; i < size; i++) {
       insert(i);
     }
   }
 
   private void insert(int entry) {
-    long fingerprint = entries[entry * STRIDE + FINGERPRINT];
     int mask = slots.length - 1;
-    int slot = (int) fingerprint & mask;
+    int slot = (int) fingerprints[entry] & mask;
     while (slots[slot] != 0) {
       slot = (slot + 1) & mask;
     }
-    slots[slot] = (fingerprint & TAG) | (entry + 1);
+    slots[slot] = entry + 1;
   }
 
   /** The smallest power of two above twice {@code entries}: the index stays at most half full. */

@@ -168,31 +168,6 @@ class SeenIdsPropertiesTest {
     assertThat(fingerprintsOnly.keepsIds()).isFalse();
   }
 
-  /**
-   * The index holds half of each fingerprint in its slots: fingerprints equal in either half, all
-   * probing the same slots (equal lower halves), are still told apart by the whole fingerprint.
-   */
-  @Test
-  void fingerprintsEqualInOneHalfAreDifferentIds() {
-    long lower = 0x0000_0000_1234_5678L;
-    long upper = 0x7654_3210_0000_0000L;
-    long[] fingerprints = {upper | lower, lower, upper, upper | (lower + 64), (upper << 1) | lower};
-    SeenIds seen = SeenIds.empty();
-    for (int i = 0; i < fingerprints.length; i++) {
-      seen.append(fingerprints[i], i, 10 + i, SeenIds.currencyCode("EUR"), null);
-    }
-    for (int i = 0; i < fingerprints.length; i++) {
-      assertThat(seen.find("any", fingerprints[i]))
-          .isEqualTo(new SeenTransaction(10 + i, "EUR", i));
-      assertThat(seen.copy().find("any", fingerprints[i])).isNotNull();
-    }
-    assertThat(seen.find("any", upper | (lower + 1))).isNull();
-    assertThat(seen.find("any", (upper + (1L << 32)) | lower)).isNull();
-    assertThat(seen.forgetBefore(2)).isTrue();
-    assertThat(seen.find("any", fingerprints[0])).isNull();
-    assertThat(seen.find("any", fingerprints[4])).isEqualTo(new SeenTransaction(14, "EUR", 4));
-  }
-
   @Test
   void fingerprintsOfManyIdsAreDistinctAndStable() {
     Set<Long> seen = new HashSet<>();
