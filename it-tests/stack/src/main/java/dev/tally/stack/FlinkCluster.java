@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
@@ -119,7 +120,7 @@ public final class FlinkCluster implements AutoCloseable {
   private final boolean classArchives;
   private final ServiceProcess jobManager;
   private final List<ServiceProcess> taskManagers = new ArrayList<>();
-  private final Set<ServiceProcess> stopped = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<ServiceProcess> stopped = ConcurrentHashMap.newKeySet();
   private final AtomicInteger taskManagerSequence = new AtomicInteger();
   private final AtomicInteger cliSequence = new AtomicInteger();
   private final FlinkRestClient rest;
