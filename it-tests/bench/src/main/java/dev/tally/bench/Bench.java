@@ -291,6 +291,21 @@ public final class Bench implements Callable<Integer> {
                 + " leg's script, flink run <job jar> sql --file ...) (default: ${DEFAULT-VALUE}).")
     String leg;
 
+    // On by default since the screening pair of 2026-12-07 (docs/benchmarks.md, Recovery): the
+    // standby's code loaded and loss -> processing were both lower with the archive. Only this
+    // mode has it: compare's legs run without, as deploy/'s image ships none.
+    @Option(
+        names = "--class-archive",
+        negatable = true,
+        defaultValue = "true",
+        fallbackValue = "true",
+        description =
+            "recovery: train a class data sharing archive on a TaskManager that ran the job, after"
+                + " the warm-up, and start every later TaskManager (the standbys) with it"
+                + " (FlinkCluster#archiveClasses; default: ${DEFAULT-VALUE}; --no-class-archive"
+                + " measures cold standbys without it).")
+    boolean classArchive;
+
     @Override
     public Integer call() throws Exception {
       Recovery.Job job =
@@ -303,7 +318,8 @@ public final class Bench implements Callable<Integer> {
                     new CommandLine(this), "--leg must be tally, sql or sql-same, not " + leg);
           };
       Directories dirs = directories("recovery");
-      new Recovery(options, kills, clusterSettings, dirs.out(), dirs.work(), job).run();
+      new Recovery(options, kills, clusterSettings, dirs.out(), dirs.work(), job, classArchive)
+          .run();
       return 0;
     }
   }

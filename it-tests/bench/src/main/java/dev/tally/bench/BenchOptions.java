@@ -224,16 +224,6 @@ final class BenchOptions {
   List<Backpressure.Mode> modes;
 
   @Option(
-      names = "--class-archive",
-      negatable = true,
-      defaultValue = "false",
-      description =
-          "recovery: train a class data sharing archive on a TaskManager that ran the job, after"
-              + " the warm-up, and start every later TaskManager (the standbys) with it"
-              + " (FlinkCluster#archiveClasses; default: ${DEFAULT-VALUE}).")
-  boolean classArchive;
-
-  @Option(
       names = "--jfr",
       description = "throughput: a Java Flight Recording of each job leg (<leg>/<leg>.jfr).")
   boolean jfr;

@@ -102,7 +102,8 @@ final class Compare {
                       case "tally" -> new Recovery(o, kills, Map.of(), dir, dir).figure(stack);
                       case "spark" -> new SparkRecovery(o, kills, dir).figure(stack);
                       default ->
-                          new Recovery(o, kills, Map.of(), dir, dir, new SqlRecoveryJob(sql, o))
+                          new Recovery(
+                                  o, kills, Map.of(), dir, dir, new SqlRecoveryJob(sql, o), false)
                               .figure(stack);
                     }));
         Bench.say("Recovery of " + leg + ": " + recovery.get(leg));

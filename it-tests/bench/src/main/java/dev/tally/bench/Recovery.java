@@ -82,6 +82,7 @@ final class Recovery {
           "web.timeout", "3 s");
 
   private final BenchOptions o;
+  private final boolean classArchive;
   private final int kills;
   private final Map<String, String> clusterSettings;
   private final Path out;
@@ -130,21 +131,28 @@ final class Recovery {
         throws Exception;
   }
 
-  /** Kills under Tally's pipeline. */
+  /** Kills under Tally's pipeline, onto standbys without a class archive. */
   Recovery(
       BenchOptions options, int kills, Map<String, String> clusterSettings, Path out, Path work) {
-    this(options, kills, clusterSettings, out, work, null);
+    this(options, kills, clusterSettings, out, work, null, false);
   }
 
-  /** Kills under {@code job}; Tally's pipeline when null. */
+  /**
+   * Kills under {@code job}; Tally's pipeline when null.
+   *
+   * @param classArchive whether a class data sharing archive is trained before the first kill and
+   *     the standbys start with it ({@link #trainClassArchive})
+   */
   Recovery(
       BenchOptions options,
       int kills,
       Map<String, String> clusterSettings,
       Path out,
       Path work,
-      Job job) {
+      Job job,
+      boolean classArchive) {
     this.o = options;
+    this.classArchive = classArchive;
     this.kills = kills;
     this.clusterSettings = Map.copyOf(clusterSettings);
     this.out = out;
@@ -391,7 +399,7 @@ final class Recovery {
             slots,
             stack.objectStore().awsClientEnvironment(),
             settings,
-            o.classArchive)) {
+            classArchive)) {
       return run(stack, cluster);
     }
   }
@@ -432,7 +440,7 @@ final class Recovery {
               o.warmup.toSeconds()));
       Thread.sleep(o.warmup.toMillis());
       await("a completed checkpoint", () -> cluster.completedCheckpoints(jobId) >= 1);
-      if (o.classArchive) {
+      if (classArchive) {
         trainClassArchive(cluster, jobId, watched);
       }
       for (int round = 1; round <= kills; round++) {
@@ -712,7 +720,7 @@ final class Recovery {
         .append("; job settings: ")
         .append(o.tallySettings)
         .append("; class archive: ")
-        .append(o.classArchive ? "trained after the warm-up" : "none")
+        .append(classArchive ? "trained after the warm-up" : "none")
         .append("; events produced: ")
         .append(produced)
         .append("\n\nmachine: ")
@@ -806,7 +814,7 @@ final class Recovery {
         o.checkpointInterval.toMillis(),
         escape(clusterSettings.toString()),
         escape(o.tallySettings.toString()),
-        o.classArchive,
+        classArchive,
         Freshness.percentile(loss, 0.5),
         Freshness.percentile(loss, 0.95),
         loss.isEmpty() ? -1 : loss.get(loss.size() - 1),

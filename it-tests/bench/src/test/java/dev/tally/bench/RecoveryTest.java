@@ -7,6 +7,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.WebOptions;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /**
  * The settings the recovery bench gives its cluster, read as Flink reads them: the REST API must
@@ -45,5 +46,27 @@ class RecoveryTest {
             Recovery.classified(measured, false, Recovery.BEHIND + " 100 final rows compared")
                 .status())
         .isEqualTo("wrong");
+  }
+
+  @Test
+  void theRecoveryModeTrainsAClassArchiveUnlessToldNotToAndCompareNever() {
+    assertThat(classArchive()).isTrue();
+    assertThat(classArchive("--class-archive")).isTrue();
+    assertThat(classArchive("--no-class-archive")).isFalse();
+    // compare's Flink legs measure cold standbys, as deploy/'s image ships no archive.
+    CommandLine compare = new CommandLine(new Bench.CompareMode());
+    assertThat(compare.getCommandSpec().options())
+        .noneMatch(option -> option.longestName().endsWith("class-archive"));
+  }
+
+  /** What the recovery mode's command line makes of the archive option, read from its spec. */
+  private static boolean classArchive(String... args) {
+    CommandLine recovery = new CommandLine(new Bench.RecoveryMode());
+    recovery.parseArgs(args);
+    return recovery.getCommandSpec().options().stream()
+        .filter(option -> option.longestName().endsWith("class-archive"))
+        .map(option -> (Boolean) option.getValue())
+        .findFirst()
+        .orElseThrow();
   }
 }
