@@ -12,7 +12,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
-import org.apache.iceberg.flink.RowDataWrapper;
 import org.apache.iceberg.transforms.PartitionSpecVisitor;
 
 /**
@@ -26,8 +25,8 @@ import org.apache.iceberg.transforms.PartitionSpecVisitor;
  * operator and sets its key per row: about a quarter of the job's Java samples (JFR) on the
  * benchmark, and the difference between keeping up with 20,000 events/s live and falling behind
  * (docs/benchmarks-history.md). Here the partition tuple is computed with the table's own
- * transforms (a day number and a bucket number for Tally's spec), at the cost of two small integer
- * transforms per row, in both places.
+ * transforms' values (a day number and a bucket number for Tally's spec), at the cost of two small
+ * integer computations per row, in both places ({@link RowPartitioner}).
  *
  * <p>Why the spread: Flink sends a key to the writer owning its key group, {@code murmur(key) %
  * maxParallelism}, and each writer owns a contiguous range of key groups. Keyed by the hash of the
@@ -54,7 +53,6 @@ final class PartitionChannel implements KeySelector<RowData, Integer> {
 
   private final PartitionSpec spec;
   private final Schema schema;
-  private final RowType rowType;
 
   /** Per partition field, its number of buckets, or 0 for a field that is not a bucket. */
   private final int[] buckets;
@@ -64,8 +62,9 @@ final class PartitionChannel implements KeySelector<RowData, Integer> {
 
   private final int maxParallelism;
 
+  private final RowPartitioner partitioner;
+
   private transient PartitionKey partitionKey;
-  private transient RowDataWrapper wrapper;
   private transient int[] keyOfBucket;
 
   /**
@@ -91,7 +90,7 @@ final class PartitionChannel implements KeySelector<RowData, Integer> {
     }
     this.spec = spec;
     this.schema = schema;
-    this.rowType = rowType;
+    this.partitioner = new RowPartitioner(spec, schema, rowType);
     this.maxParallelism = maxParallelism;
     this.buckets =
         PartitionSpecVisitor.visit(spec, new BucketCounts()).stream()
@@ -126,9 +125,8 @@ final class PartitionChannel implements KeySelector<RowData, Integer> {
   public Integer getKey(RowData row) {
     if (partitionKey == null) {
       partitionKey = new PartitionKey(spec, schema);
-      wrapper = new RowDataWrapper(rowType, schema.asStruct());
     }
-    partitionKey.partition(wrapper.wrap(row));
+    partitioner.partition(row, partitionKey);
     if (bucketCount == 0) {
       return partitionKey.hashCode();
     }
