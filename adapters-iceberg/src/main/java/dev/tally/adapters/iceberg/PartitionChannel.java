@@ -12,7 +12,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
-import org.apache.iceberg.transforms.PartitionSpecVisitor;
 
 /**
  * Picks the Iceberg writer of a row by its partition, as Iceberg's hash distribution does, but from
@@ -92,10 +91,7 @@ final class PartitionChannel implements KeySelector<RowData, Integer> {
     this.schema = schema;
     this.partitioner = new RowPartitioner(spec, schema, rowType);
     this.maxParallelism = maxParallelism;
-    this.buckets =
-        PartitionSpecVisitor.visit(spec, new BucketCounts()).stream()
-            .mapToInt(Integer::intValue)
-            .toArray();
+    this.buckets = RowPartitioner.bucketCounts(spec);
     long count = 0;
     for (int n : buckets) {
       if (n > 0) {
@@ -169,53 +165,5 @@ final class PartitionChannel implements KeySelector<RowData, Integer> {
       keyOfBucket = keys;
     }
     return keyOfBucket;
-  }
-
-  /** Per partition field, its number of buckets, or 0. */
-  private static final class BucketCounts implements PartitionSpecVisitor<Integer> {
-    @Override
-    public Integer identity(String sourceName, int sourceId) {
-      return 0;
-    }
-
-    @Override
-    public Integer bucket(String sourceName, int sourceId, int numBuckets) {
-      return numBuckets;
-    }
-
-    @Override
-    public Integer truncate(String sourceName, int sourceId, int width) {
-      return 0;
-    }
-
-    @Override
-    public Integer year(String sourceName, int sourceId) {
-      return 0;
-    }
-
-    @Override
-    public Integer month(String sourceName, int sourceId) {
-      return 0;
-    }
-
-    @Override
-    public Integer day(String sourceName, int sourceId) {
-      return 0;
-    }
-
-    @Override
-    public Integer hour(String sourceName, int sourceId) {
-      return 0;
-    }
-
-    @Override
-    public Integer alwaysNull(int fieldId, String sourceName, int sourceId) {
-      return 0;
-    }
-
-    @Override
-    public Integer unknown(int fieldId, String sourceName, int sourceId, String transform) {
-      return 0;
-    }
   }
 }

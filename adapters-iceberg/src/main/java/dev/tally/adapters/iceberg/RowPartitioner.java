@@ -97,6 +97,16 @@ final class RowPartitioner implements Serializable {
     this.kinds = found;
   }
 
+  /**
+   * Per partition field of {@code spec}, its number of buckets, or 0 for a field that is not a
+   * bucket.
+   */
+  static int[] bucketCounts(PartitionSpec spec) {
+    return PartitionSpecVisitor.visit(spec, new Kinds()).stream()
+        .mapToInt(bucketsOrDay -> bucketsOrDay == null ? 0 : bucketsOrDay)
+        .toArray();
+  }
+
   /** Sets {@code key} to the partition of {@code row}. */
   void partition(RowData row, PartitionKey key) {
     if (kinds == null) {
