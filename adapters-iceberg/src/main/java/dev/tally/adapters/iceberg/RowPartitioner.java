@@ -19,15 +19,15 @@ import org.apache.iceberg.util.BucketUtil;
 /**
  * Fills a {@link PartitionKey} from a Flink row, with the values Iceberg's own {@code
  * PartitionKey.partition(RowDataWrapper)} gives, but without {@code java.time} for a {@code day} of
- * a timestamp and without a {@code String} for a {@code bucket} of a string.
+ * a {@code timestamptz} and without a {@code String} for a {@code bucket} of a string.
  *
  * <p>Why: every row to the table is partitioned twice ({@link PartitionChannel} picks its writer,
  * {@link EqualityDeltaWriter} its files), and Iceberg 1.11 computes a timestamp's day through
  * {@code DateTimeUtil.microsToDays}, which builds an {@code OffsetDateTime} and, per call, a fresh
  * {@code ZoneRules} for UTC; its string bucket hashes {@code StringData.toString()}. On the
- * benchmark's 2M-event profile those were about 270 bytes allocated per event in the two places
- * (docs/benchmarks.md, "What limits Tally's throughput"). Here a day is a floor division of the
- * row's epoch milliseconds and a bucket the same Murmur3 hash of the string's UTF-8 bytes that
+ * benchmark's 2M-event profile the two places allocated about 380 bytes per event, a third of it
+ * {@code ZoneRules} (docs/benchmarks.md, "Allocation per event"). Here a day is a floor division of
+ * the row's epoch milliseconds and a bucket the same Murmur3 hash of the string's UTF-8 bytes that
  * Iceberg takes of its characters. A spec with any other transform is partitioned by Iceberg's own
  * code, whole; {@code RowPartitionerTest} checks both paths give Iceberg's values.
  */
