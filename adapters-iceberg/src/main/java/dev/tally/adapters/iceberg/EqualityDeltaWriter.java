@@ -77,6 +77,7 @@ final class EqualityDeltaWriter implements TaskWriter<RowData> {
   private final RowDataWrapper wrapper;
   private final StructProjection keyProjection;
   private final PartitionKey partitionKey;
+  private final RowPartitioner partitioner;
   private final Map<StructLike, PartitionDelta> partitions = new HashMap<>();
   private final List<DataFile> dataFiles = new ArrayList<>();
   private final List<DeleteFile> deleteFiles = new ArrayList<>();
@@ -105,12 +106,12 @@ final class EqualityDeltaWriter implements TaskWriter<RowData> {
     this.wrapper = new RowDataWrapper(rowType, schema.asStruct());
     this.keyProjection = StructProjection.create(schema, deleteSchema);
     this.partitionKey = new PartitionKey(spec, schema);
+    this.partitioner = new RowPartitioner(spec, schema, rowType);
   }
 
   @Override
   public void write(RowData row) throws IOException {
-    StructLike wrapped = wrapper.wrap(row);
-    partitionKey.partition(wrapped);
+    partitioner.partition(row, partitionKey);
     PartitionDelta partition = partitions.get(partitionKey);
     if (partition == null) {
       PartitionKey copied = partitionKey.copy();
@@ -118,8 +119,8 @@ final class EqualityDeltaWriter implements TaskWriter<RowData> {
       partitions.put(copied, partition);
     }
     switch (row.getRowKind()) {
-      case INSERT, UPDATE_AFTER -> partition.insert(row, keyProjection.wrap(wrapped));
-      case UPDATE_BEFORE, DELETE -> partition.delete(row, keyProjection.wrap(wrapped));
+      case INSERT, UPDATE_AFTER -> partition.insert(row, keyProjection.wrap(wrapper.wrap(row)));
+      case UPDATE_BEFORE, DELETE -> partition.delete(row, keyProjection.wrap(wrapper.wrap(row)));
     }
   }
 

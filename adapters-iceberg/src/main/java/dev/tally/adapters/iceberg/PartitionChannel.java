@@ -12,8 +12,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
-import org.apache.iceberg.flink.RowDataWrapper;
-import org.apache.iceberg.transforms.PartitionSpecVisitor;
 
 /**
  * Picks the Iceberg writer of a row by its partition, as Iceberg's hash distribution does, but from
@@ -26,8 +24,8 @@ import org.apache.iceberg.transforms.PartitionSpecVisitor;
  * operator and sets its key per row: about a quarter of the job's Java samples (JFR) on the
  * benchmark, and the difference between keeping up with 20,000 events/s live and falling behind
  * (docs/benchmarks-history.md). Here the partition tuple is computed with the table's own
- * transforms (a day number and a bucket number for Tally's spec), at the cost of two small integer
- * transforms per row, in both places.
+ * transforms' values (a day number and a bucket number for Tally's spec), at the cost of two small
+ * integer computations per row, in both places ({@link RowPartitioner}).
  *
  * <p>Why the spread: Flink sends a key to the writer owning its key group, {@code murmur(key) %
  * maxParallelism}, and each writer owns a contiguous range of key groups. Keyed by the hash of the
@@ -54,7 +52,6 @@ final class PartitionChannel implements KeySelector<RowData, Integer> {
 
   private final PartitionSpec spec;
   private final Schema schema;
-  private final RowType rowType;
 
   /** Per partition field, its number of buckets, or 0 for a field that is not a bucket. */
   private final int[] buckets;
@@ -64,8 +61,9 @@ final class PartitionChannel implements KeySelector<RowData, Integer> {
 
   private final int maxParallelism;
 
+  private final RowPartitioner partitioner;
+
   private transient PartitionKey partitionKey;
-  private transient RowDataWrapper wrapper;
   private transient int[] keyOfBucket;
 
   /**
@@ -91,12 +89,9 @@ final class PartitionChannel implements KeySelector<RowData, Integer> {
     }
     this.spec = spec;
     this.schema = schema;
-    this.rowType = rowType;
+    this.partitioner = new RowPartitioner(spec, schema, rowType);
     this.maxParallelism = maxParallelism;
-    this.buckets =
-        PartitionSpecVisitor.visit(spec, new BucketCounts()).stream()
-            .mapToInt(Integer::intValue)
-            .toArray();
+    this.buckets = RowPartitioner.bucketCounts(spec);
     long count = 0;
     for (int n : buckets) {
       if (n > 0) {
@@ -126,9 +121,8 @@ final class PartitionChannel implements KeySelector<RowData, Integer> {
   public Integer getKey(RowData row) {
     if (partitionKey == null) {
       partitionKey = new PartitionKey(spec, schema);
-      wrapper = new RowDataWrapper(rowType, schema.asStruct());
     }
-    partitionKey.partition(wrapper.wrap(row));
+    partitioner.partition(row, partitionKey);
     if (bucketCount == 0) {
       return partitionKey.hashCode();
     }
@@ -171,53 +165,5 @@ final class PartitionChannel implements KeySelector<RowData, Integer> {
       keyOfBucket = keys;
     }
     return keyOfBucket;
-  }
-
-  /** Per partition field, its number of buckets, or 0. */
-  private static final class BucketCounts implements PartitionSpecVisitor<Integer> {
-    @Override
-    public Integer identity(String sourceName, int sourceId) {
-      return 0;
-    }
-
-    @Override
-    public Integer bucket(String sourceName, int sourceId, int numBuckets) {
-      return numBuckets;
-    }
-
-    @Override
-    public Integer truncate(String sourceName, int sourceId, int width) {
-      return 0;
-    }
-
-    @Override
-    public Integer year(String sourceName, int sourceId) {
-      return 0;
-    }
-
-    @Override
-    public Integer month(String sourceName, int sourceId) {
-      return 0;
-    }
-
-    @Override
-    public Integer day(String sourceName, int sourceId) {
-      return 0;
-    }
-
-    @Override
-    public Integer hour(String sourceName, int sourceId) {
-      return 0;
-    }
-
-    @Override
-    public Integer alwaysNull(int fieldId, String sourceName, int sourceId) {
-      return 0;
-    }
-
-    @Override
-    public Integer unknown(int fieldId, String sourceName, int sourceId, String transform) {
-      return 0;
-    }
   }
 }
