@@ -5,7 +5,7 @@
 #   ./bench.sh backpressure [--fault writer|store] [--rate 20000] [--throttle 1500] [--store-latency 200ms] [--store-bandwidth 0] [--duration 180s]
 #   ./bench.sh anomalies [--users 100000] [--days 10] [--time-limit 15m]
 #   ./bench.sh anomaly-latency [--rate 20000] [--warmup 60s] [--duration 180s] [--checkpoint-interval 10s] [--deliveries exactly-once,at-least-once]
-#   ./bench.sh recovery [--kills 10] [--rate 5000] [--users 2000] [--cluster-set KEY=VALUE] [--tally-set KEY=VALUE]
+#   ./bench.sh recovery [--kills 10] [--rate 5000] [--users 2000] [--cluster-set KEY=VALUE] [--tally-set KEY=VALUE] [--[no-]class-archive]
 #   ./bench.sh compare [--events 1000000] [--rate 20000] [--duration 120s] [--kills 3]  # every leg, three figures
 #   ./bench.sh scale [--cells 1Mx10k,5Mx100k,5Mx1M,20Mx1M] [--no-ceiling] [--time-limit 15m]  # Tally's cost curve
 #   ./bench.sh jmh          # the per-event JMH benchmarks: decode, validate, state update on RocksDB
