@@ -19,10 +19,12 @@ import java.util.Map;
  * an hour since the last write as a new chunk, not the hour whole: the current hour grows all hour
  * long, and rewriting it at every write-back made the bytes written per interval grow with it. To
  * keep a user's read to a few chunks, the new chunk absorbs the hour's youngest chunks while they
- * are at most twice its size (size-tiered merging): an older chunk then stays over twice the size
- * of the next, so an hour of {@code n} ids has at most log2(n) + 1 chunks, and an id is rewritten
- * only when its chunk grows by half, O(log n) times, not at every write. An hour an id is forgotten
- * from is rewritten as one chunk (removed when nothing is left), all its other chunks removed.
+ * are at most twice its size, or while together they stay within {@link #REWRITTEN_UP_TO} ids
+ * (size-tiered merging; a quiet user's hour is so one value): an older chunk then stays over twice
+ * the size of the next, so an hour of {@code n} ids has at most log2(n) + 1 chunks, and an id is
+ * rewritten only when its chunk grows by half, O(log n) times, not at every write. An hour an id is
+ * forgotten from is rewritten as one chunk (removed when nothing is left), all its other chunks
+ * removed.
  *
  * <p>Mutable and not thread-safe.
  */
@@ -39,6 +41,17 @@ public final class SeenHours {
    * {@code int} of ids; a byte per entry says which chunk holds it.
    */
   private static final int MAX_CHUNKS = Byte.MAX_VALUE;
+
+  /**
+   * Up to how many ids a write rewrites an hour's young chunks as one rather than adding a chunk: a
+   * RocksDB value of a few dozen ids costs a put as one of a few does, while each extra chunk costs
+   * a key to read back and, once merged, a delete. So the hour of a user with few events stays one
+   * value, as it was before chunks (the 5M benchmark's users, about 8 ids an hour, were 11–18 %
+   * slower with a chunk per write-back: docs/benchmarks.md "Scale"), and only a busy user's hour is
+   * chunked. The bound on chunks holds: a chunk is still kept apart only when it is over twice the
+   * size of what follows it.
+   */
+  static final int REWRITTEN_UP_TO = 32;
 
   private final SeenIds ids = SeenIds.empty();
 
@@ -347,7 +360,9 @@ public final class SeenHours {
       }
       int merged = unwritten;
       int youngest = count;
-      while (youngest > 0 && sizes[youngest - 1] <= 2L * merged) {
+      while (youngest > 0
+          && (sizes[youngest - 1] <= 2L * merged
+              || merged + sizes[youngest - 1] <= REWRITTEN_UP_TO)) {
         merged += sizes[--youngest];
       }
       int sequence =

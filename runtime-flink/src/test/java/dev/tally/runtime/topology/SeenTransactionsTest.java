@@ -184,6 +184,26 @@ class SeenTransactionsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"hashmap", "rocksdb"})
+  void aQuietUsersHourStaysOneValueRewrittenNotChunked(String backend) throws Exception {
+    // A few ids per write-back, the hour never past SeenHours.REWRITTEN_UP_TO: each write-back
+    // rewrites the hour as one value under its start, as before chunks, and removes nothing (a
+    // chunk per write-back would add keys to read and, merged, deletes to write).
+    open(backend, 10);
+    for (int w = 0; w < 8; w++) {
+      for (int i = 0; i < 3; i++) {
+        count(tx("q" + w + "-" + i, w * 50L + i));
+      }
+      recording.clearLog();
+      writeBack();
+      assertThat(recording.puts).as("write-back %d", w).containsExactly(H10.toEpochMilli());
+      assertThat(recording.removes).as("write-back %d", w).isEmpty();
+    }
+    assertThat(storedChunks("alice")).isEqualTo(1);
+    assertThat(storedHours("alice")).containsExactly(Map.entry(0L, 24));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"hashmap", "rocksdb"})
   void anHourStoredWholeByTheLayoutBeforeChunksReadsAsItsFirstChunk(String backend)
       throws Exception {
     open(backend, 1);
