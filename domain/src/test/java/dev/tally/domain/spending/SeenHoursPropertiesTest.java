@@ -18,9 +18,9 @@ import net.jqwik.api.Provide;
 
 /**
  * {@link SeenHours} against a brute-force oracle (a {@link HashMap} from id to what was counted)
- * and a store of parts by hour as the aggregator keeps them: the verdicts are those of one set of
- * ids whatever the writes and re-reads in between, a write writes only hours that changed, and what
- * is stored is always the oracle's ids split by hour.
+ * and a store of chunks by key as the aggregator keeps them: the verdicts are those of one set of
+ * ids whatever the writes and re-reads in between, a write writes only hours that changed, what is
+ * stored is always the oracle's ids split by hour, and no hour has more than log2(ids) + 1 chunks.
  */
 class SeenHoursPropertiesTest {
 
@@ -51,13 +51,13 @@ class SeenHoursPropertiesTest {
         case 1 -> {
           Map<Long, SeenIds> parts = seen.changedParts();
           // Only hours an addition or a forgetting reached are written.
-          assertThat(touched).containsAll(parts.keySet());
+          assertThat(touched).containsAll(parts.keySet().stream().map(SeenHours::partOf).toList());
           parts.forEach(
-              (hour, part) -> {
+              (key, part) -> {
                 if (part.isEmpty()) {
-                  store.remove(hour);
+                  store.remove(key);
                 } else {
-                  store.put(hour, part);
+                  store.put(key, part);
                 }
               });
           seen.markWritten();
@@ -65,7 +65,7 @@ class SeenHoursPropertiesTest {
           assertThat(seen.hasChanges()).isFalse();
           assertThat(contents(store)).isEqualTo(byHour(oracle, keepIds));
           seen = SeenHours.empty();
-          store.values().forEach(seen::addStoredPart);
+          store.forEach(seen::addStoredPart);
         }
         default -> {
           Transaction tx = tx("tx-" + op.id(), op);
@@ -111,9 +111,15 @@ class SeenHoursPropertiesTest {
   /** The stored parts as {@link #byHour} describes them. */
   private static Map<Long, Set<String>> contents(Map<Long, SeenIds> store) {
     Map<Long, Set<String>> hours = new HashMap<>();
+    Map<Long, Integer> sizes = new HashMap<>();
+    Map<Long, Integer> chunks = new HashMap<>();
     store.forEach(
-        (hour, part) -> {
-          Set<String> entries = new HashSet<>();
+        (key, part) -> {
+          long hour = SeenHours.partOf(key);
+          assertThat(part.isEmpty()).as("chunk %d: none stored empty", key).isFalse();
+          sizes.merge(hour, part.size(), Integer::sum);
+          chunks.merge(hour, 1, Integer::sum);
+          Set<String> entries = hours.computeIfAbsent(hour, h -> new HashSet<>());
           for (int i = 0; i < part.size(); i++) {
             entries.add(
                 part.fingerprintAt(i)
@@ -126,8 +132,14 @@ class SeenHoursPropertiesTest {
                     + " "
                     + part.idAt(i));
           }
-          assertThat(entries).as("hour %d: no duplicate entries", hour).hasSize(part.size());
-          hours.put(hour, entries);
+        });
+    hours.forEach(
+        (hour, entries) -> {
+          assertThat(entries).as("hour %d: no duplicate entries", hour).hasSize(sizes.get(hour));
+          // Size-tiered: an older chunk is over twice the next, so log2(n) + 1 chunks at most.
+          assertThat(chunks.get(hour))
+              .as("hour %d: chunks of %d ids", hour, entries.size())
+              .isLessThanOrEqualTo(1 + 31 - Integer.numberOfLeadingZeros(entries.size()));
         });
     return hours;
   }

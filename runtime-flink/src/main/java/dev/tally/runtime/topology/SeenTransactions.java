@@ -15,16 +15,19 @@ import org.apache.flink.api.common.typeinfo.Types;
 
 /**
  * What the aggregator remembers of the current user's counted transactions, for the dedupe
- * retention of event time: the user's ids ({@link SeenHours}) stored in parts, one {@link SeenIds}
- * per hour of event time (map state {@value #STATE}, hour start to part), behind the same
- * write-back cache as the open windows ({@link WriteBackState}). So a busy user's dedupe costs one
- * RocksDB read (one iteration of the user's parts) and a write of the hours it changed per
- * checkpoint interval, not a get and a put per event, and a new id is a hash probe on the heap. A
- * write-back writes only the parts changed since the last one (the current hours, and an hour an
- * accepted late event reached), so the bytes a checkpoint interval writes follow its events, not
- * the user's whole memory (docs/benchmarks.md "Scale"). Forgetting runs on hour-aligned event-time
- * timers, so one timer serves the windows of a whole hour and an id is kept at least the retention
- * after its window's end; an hour wholly expired is removed, not rewritten.
+ * retention of event time: the user's ids ({@link SeenHours}) stored by hour of event time, each
+ * hour in a few chunks (map state {@value #STATE}, {@link SeenHours#chunkKey} to a {@link SeenIds}:
+ * hour start plus the chunk's sequence; a part stored whole under its hour's start, the layout
+ * before chunks, is that hour's chunk 0, read as it is), behind the same write-back cache as the
+ * open windows ({@link WriteBackState}). So a busy user's dedupe costs one RocksDB read (one
+ * iteration of the user's parts) and a write of the hours it changed per checkpoint interval, not a
+ * get and a put per event, and a new id is a hash probe on the heap. A write-back writes only the
+ * ids new since the last one, as a chunk of their hour (the current hours, and an hour an accepted
+ * late event reached), merged size-tiered with the hour's youngest chunks, so the bytes a
+ * checkpoint interval writes follow its events, not the user's whole memory nor its current hour's
+ * (docs/benchmarks.md "Scale", "Anomalies"). Forgetting runs on hour-aligned event-time timers, so
+ * one timer serves the windows of a whole hour and an id is kept at least the retention after its
+ * window's end; an hour wholly expired is removed, not rewritten.
  *
  * <p>State of older releases is moved into this form once, on restore: one packed value per user
  * ({@value #PACKED_STATE}, {@link #migratePacked}) and, before that, a map entry per id ({@value
@@ -33,7 +36,8 @@ import org.apache.flink.api.common.typeinfo.Types;
 final class SeenTransactions {
 
   /**
-   * Name of the keyed map state holding each user's ids, hour start to that hour's {@link SeenIds}.
+   * Name of the keyed map state holding each user's ids, chunk key ({@link SeenHours#chunkKey}) to
+   * that chunk's {@link SeenIds}.
    */
   static final String STATE = "seen-ids-by-user-hour";
 
@@ -184,10 +188,11 @@ final class SeenTransactions {
   }
 
   /**
-   * A user's ids as the parts of its map state: read in one iteration of the user's entries (on
-   * RocksDB one prefix scan, not a get per hour: which hours exist is not known before), written as
-   * the changed hours alone, a put per part, a remove per hour with nothing left. Every read builds
-   * a fresh {@link SeenHours}, so no stored object is ever changed in place.
+   * A user's ids as the chunks of its map state: read in one iteration of the user's entries (on
+   * RocksDB one prefix scan, not a get per chunk: which exist is not known before), written as
+   * {@link SeenHours#changedParts} says, a put per new or merged chunk, a remove per chunk merged
+   * away or left empty. Every read builds a fresh {@link SeenHours}, so no stored object is ever
+   * changed in place.
    */
   private static final class ByHour implements WriteBackState.Store<SeenHours> {
 
@@ -206,7 +211,7 @@ final class SeenTransactions {
           if (ids == null) {
             ids = SeenHours.empty();
           }
-          ids.addStoredPart(part.getValue());
+          ids.addStoredPart(part.getKey(), part.getValue());
         }
       }
       return ids;

@@ -38,7 +38,7 @@ import org.apache.flink.util.OutputTag;
  * a transaction id must be deduplicated per user whatever its currency (a "duplicate" in another
  * currency is a conflict), and doing both here costs one network shuffle instead of two.
  *
- * <p>State: what is remembered of each counted id (per user one packed value per hour of event
+ * <p>State: what is remembered of each counted id (per user a few packed chunks per hour of event
  * time, {@link SeenTransactions}), and the user's open windows (one value, not a map: firing and
  * cleaning then take a point read and write, never a RocksDB iterator, whose seeks step over the
  * tombstones of every window removed before and made the end of a bounded run quadratic), both

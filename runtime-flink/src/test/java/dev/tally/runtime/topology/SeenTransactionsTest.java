@@ -84,14 +84,28 @@ class SeenTransactionsTest {
     seen.writeBack(this::select);
   }
 
-  /** Hour (offset from 10:00) to the number of ids the state holds for it, read from the state. */
+  /**
+   * Hour (offset from 10:00) to the number of ids the state holds for it in all its chunks, read
+   * from the state.
+   */
   private Map<Long, Integer> storedHours(String user) throws Exception {
     select(user);
     Map<Long, Integer> hours = new TreeMap<>();
     for (Map.Entry<Long, SeenIds> part : recording.delegate.entries()) {
-      hours.put((part.getKey() - H10.toEpochMilli()) / HOUR, part.getValue().size());
+      hours.merge(
+          (part.getKey() - H10.toEpochMilli()) / HOUR, part.getValue().size(), Integer::sum);
     }
     return hours;
+  }
+
+  /** How many map entries (chunks) the state holds for the user. */
+  private int storedChunks(String user) throws Exception {
+    select(user);
+    int chunks = 0;
+    for (Map.Entry<Long, SeenIds> ignored : recording.delegate.entries()) {
+      chunks++;
+    }
+    return chunks;
   }
 
   private static Transaction tx(String id, long secondsAfter10) {
@@ -128,6 +142,96 @@ class SeenTransactionsTest {
     // An accepted late event changes its hour's part, and only that.
     assertThat(recording.putHours()).containsExactly(0L);
     assertThat(storedHours("alice")).containsExactly(Map.entry(0L, 3), Map.entry(1L, 2));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"hashmap", "rocksdb"})
+  void aWriteBackWritesTheIdsNewSinceTheLastNotTheWholeHour(String backend) throws Exception {
+    // One user, 64 write-backs in one hour, 10 new ids each: rewriting the hour whole at every
+    // write-back writes 10 * (1 + 2 + ... + 64) = 20,800 entries; writing the new ids as chunks,
+    // merged size-tiered, writes each id a few times (O(log n)), here under 5 times on average.
+    open(backend, 10);
+    int writeBacks = 64;
+    int perWriteBack = 10;
+    int written = 0;
+    for (int w = 0; w < writeBacks; w++) {
+      for (int i = 0; i < perWriteBack; i++) {
+        count(tx("w" + w + "-" + i, w * 50L + i));
+      }
+      recording.clearLog();
+      writeBack();
+      assertThat(recording.putHours()).containsOnly(0L);
+      written += recording.putEntries;
+    }
+    int ids = writeBacks * perWriteBack;
+    assertThat(written).as("entries written by %d write-backs", writeBacks).isLessThan(5 * ids);
+    assertThat(storedHours("alice")).containsExactly(Map.entry(0L, ids));
+    // Reads stay one iteration of a few chunks: at most log2(ids) + 1.
+    assertThat(storedChunks("alice")).isLessThanOrEqualTo(10);
+
+    // Read cold from the backend (a new cache over the same state): every id, each once.
+    KeyedStateBackend<String> keyed = harness.getOperator().getKeyedStateBackend();
+    SeenTransactions cold =
+        new SeenTransactions(recording, 10, keyed.isSafeToReuseKVState(), RETENTION, false);
+    select("alice");
+    SeenHours read = cold.of("alice");
+    assertThat(read.size()).isEqualTo(ids);
+    for (int w = 0; w < writeBacks; w++) {
+      String id = "w" + w + "-" + (w % perWriteBack);
+      assertThat(read.find(id, SeenIds.fingerprint(id))).as(id).isNotNull();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"hashmap", "rocksdb"})
+  void aQuietUsersHourStaysOneValueRewrittenNotChunked(String backend) throws Exception {
+    // A few ids per write-back, the hour never past SeenHours.REWRITTEN_UP_TO: each write-back
+    // rewrites the hour as one value under its start, as before chunks, and removes nothing (a
+    // chunk per write-back would add keys to read and, merged, deletes to write).
+    open(backend, 10);
+    for (int w = 0; w < 8; w++) {
+      for (int i = 0; i < 3; i++) {
+        count(tx("q" + w + "-" + i, w * 50L + i));
+      }
+      recording.clearLog();
+      writeBack();
+      assertThat(recording.puts).as("write-back %d", w).containsExactly(H10.toEpochMilli());
+      assertThat(recording.removes).as("write-back %d", w).isEmpty();
+    }
+    assertThat(storedChunks("alice")).isEqualTo(1);
+    assertThat(storedHours("alice")).containsExactly(Map.entry(0L, 24));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"hashmap", "rocksdb"})
+  void anHourStoredWholeByTheLayoutBeforeChunksReadsAsItsFirstChunk(String backend)
+      throws Exception {
+    open(backend, 1);
+    SeenIds whole = SeenIds.empty();
+    whole.add(tx("a", 60), false);
+    whole.add(tx("b", 120), false);
+    select("alice");
+    // The layout before chunks: the hour's ids in one value under the hour's start.
+    recording.delegate.put(H10.toEpochMilli(), whole);
+
+    SeenHours ids = seen.of("alice");
+    assertThat(ids.size()).isEqualTo(2);
+    assertThat(ids.find("a", SeenIds.fingerprint("a"))).isNotNull();
+    count(tx("c", 180));
+    writeBack();
+    // The new id alone is not written: as large as the old chunk's, it absorbs it.
+    assertThat(recording.putHours()).containsExactly(0L);
+    assertThat(storedHours("alice")).containsExactly(Map.entry(0L, 3));
+
+    // Evicted by bob, alice is read cold from the backend: all three ids, in whatever chunks.
+    count(aTransaction().id("x").user("bob").amount(1).at(H10).build());
+    writeBack();
+    select("alice");
+    SeenHours again = seen.of("alice");
+    assertThat(again.size()).isEqualTo(3);
+    for (String id : new String[] {"a", "b", "c"}) {
+      assertThat(again.find(id, SeenIds.fingerprint(id))).as(id).isNotNull();
+    }
   }
 
   @ParameterizedTest
@@ -210,6 +314,7 @@ class SeenTransactionsTest {
     final MapState<Long, SeenIds> delegate;
     final List<Long> puts = new ArrayList<>();
     final List<Long> removes = new ArrayList<>();
+    int putEntries;
     int gets;
     int iterations;
 
@@ -220,6 +325,7 @@ class SeenTransactionsTest {
     void clearLog() {
       puts.clear();
       removes.clear();
+      putEntries = 0;
       gets = 0;
       iterations = 0;
     }
@@ -241,12 +347,14 @@ class SeenTransactionsTest {
     @Override
     public void put(Long key, SeenIds value) throws Exception {
       puts.add(key);
+      putEntries += value.size();
       delegate.put(key, value);
     }
 
     @Override
     public void putAll(Map<Long, SeenIds> map) throws Exception {
       puts.addAll(map.keySet());
+      map.values().forEach(v -> putEntries += v.size());
       delegate.putAll(map);
     }
 
