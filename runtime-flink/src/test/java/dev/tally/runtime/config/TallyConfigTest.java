@@ -93,9 +93,6 @@ class TallyConfigTest {
         .as("a small memtable is flushed as it fills, not all at the checkpoint barrier")
         .isEqualTo(MemorySize.parse("4m"));
     assertThat(flink.get(RocksDBConfigurableOptions.MAX_WRITE_BUFFER_NUMBER)).isEqualTo(12);
-    assertThat(flink.get(RocksDBOptions.OPTIONS_FACTORY))
-        .as("a flush thread per subtask, not one for the TaskManager's RocksDB instances")
-        .isEqualTo(FlushThreads.class.getName());
     assertThat(flink.get(RocksDBOptions.TIMER_SERVICE_FACTORY))
         .isEqualTo(PriorityQueueStateType.ROCKSDB);
     assertThat(flink.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)).isTrue();
