@@ -190,7 +190,6 @@ public record StateConfig(
     flink.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);
     flink.set(RocksDBConfigurableOptions.WRITE_BUFFER_SIZE, new MemorySize(writeBufferBytes));
     flink.set(RocksDBConfigurableOptions.MAX_WRITE_BUFFER_NUMBER, writeBuffers);
-    flink.set(RocksDBOptions.OPTIONS_FACTORY, FlushThreads.class.getName());
     // The dedupe state's size for operators (docs/behaviour.md "Metrics"): RocksDB's own estimates
     // of each state's keys and live bytes, with the state's name as a label, so that no operator
     // has to count its entries on the hot path.
