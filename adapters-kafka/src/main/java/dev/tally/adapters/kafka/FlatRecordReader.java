@@ -38,6 +38,18 @@ final class FlatRecordReader {
   /** "9223372036854775808": the digits of {@link Long#MIN_VALUE}, as many. */
   private static final byte[] MIN_LONG_DIGITS = ascii(Long.toString(Long.MIN_VALUE).substring(1));
 
+  private static final int CURRENCY = 3;
+
+  private static final int LETTERS = 26;
+
+  /**
+   * The currency texts of three capital letters (the form of every ISO 4217 code), each made once
+   * and shared, so that a record's currency is neither copied nor allocated. Filled as codes are
+   * met: a race at worst makes one twice, and the texts are immutable (final fields all the way
+   * down), so threads may share them without a lock.
+   */
+  private static final RawValue[] CODES = new RawValue[LETTERS * LETTERS * LETTERS];
+
   private FlatRecordReader() {}
 
   /**
@@ -84,8 +96,7 @@ final class FlatRecordReader {
           if (end < 0) {
             return null;
           }
-          // Every byte checked is ASCII, which ISO-8859-1 maps one to one: a plain copy.
-          read = RawValue.text(new String(value, i + 1, end - i - 1, StandardCharsets.ISO_8859_1));
+          read = field == CURRENCY ? code(value, i + 1, end) : text(value, i + 1, end);
           i = end + 1;
         } else {
           int end = integerEnd(value, i);
@@ -163,6 +174,32 @@ final class FlatRecordReader {
       }
     }
     return -1;
+  }
+
+  /** The string between {@code start} and {@code end}, every byte of it printable ASCII. */
+  private static RawValue text(byte[] value, int start, int end) {
+    // ISO-8859-1 maps ASCII one to one: the string is a plain copy of the bytes.
+    return RawValue.text(new String(value, start, end - start, StandardCharsets.ISO_8859_1));
+  }
+
+  /** As {@link #text}, but a code of three capital letters is the one shared text of it. */
+  private static RawValue code(byte[] value, int start, int end) {
+    if (end - start != 3) {
+      return text(value, start, end);
+    }
+    int first = value[start] - 'A';
+    int second = value[start + 1] - 'A';
+    int third = value[start + 2] - 'A';
+    if ((first | second | third) < 0 || first >= LETTERS || second >= LETTERS || third >= LETTERS) {
+      return text(value, start, end);
+    }
+    int index = (first * LETTERS + second) * LETTERS + third;
+    RawValue code = CODES[index];
+    if (code == null) {
+      code = text(value, start, end);
+      CODES[index] = code;
+    }
+    return code;
   }
 
   /**
