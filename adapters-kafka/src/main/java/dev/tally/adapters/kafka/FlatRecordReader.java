@@ -38,8 +38,6 @@ final class FlatRecordReader {
   /** "9223372036854775808": the digits of {@link Long#MIN_VALUE}, as many. */
   private static final byte[] MIN_LONG_DIGITS = ascii(Long.toString(Long.MIN_VALUE).substring(1));
 
-  private static final int CURRENCY = 3;
-
   private static final int LETTERS = 26;
 
   /**
@@ -55,14 +53,18 @@ final class FlatRecordReader {
   /**
    * The raw fields of {@code value} when it has the common shape, or {@code null} when the value
    * must be read by the general parser.
+   *
+   * <p>The whole value is checked before any field is made, so a value handed on to the general
+   * parser has cost a scan and no allocation. Until then a field is its span: the offsets of its
+   * first and past its last byte in one long, 0 while absent (no value starts at offset 0).
    */
   static RawTransaction read(byte[] value) {
     int n = value.length;
-    RawValue transactionId = RawValue.absent();
-    RawValue userId = RawValue.absent();
-    RawValue amountCents = RawValue.absent();
-    RawValue currency = RawValue.absent();
-    RawValue eventTimestamp = RawValue.absent();
+    long transactionId = 0;
+    long userId = 0;
+    long amountCents = 0;
+    long currency = 0;
+    long eventTimestamp = 0;
     int i = skipWhitespace(value, 0);
     if (i == n || value[i] != '{') {
       return null;
@@ -90,28 +92,30 @@ final class FlatRecordReader {
         if (i == n) {
           return null;
         }
-        RawValue read;
+        int start;
+        int end;
         if (value[i] == '"') {
-          int end = stringEnd(value, i + 1);
+          start = i + 1;
+          end = stringEnd(value, start);
           if (end < 0) {
             return null;
           }
-          read = field == CURRENCY ? code(value, i + 1, end) : text(value, i + 1, end);
           i = end + 1;
         } else {
-          int end = integerEnd(value, i);
+          start = i;
+          end = integerEnd(value, start);
           if (end < 0) {
             return null;
           }
-          read = RawValue.integer(integerValue(value, i, end));
           i = end;
         }
+        long span = (long) start << 32 | end;
         switch (field) {
-          case 0 -> transactionId = read;
-          case 1 -> userId = read;
-          case 2 -> amountCents = read;
-          case 3 -> currency = read;
-          default -> eventTimestamp = read;
+          case 0 -> transactionId = span;
+          case 1 -> userId = span;
+          case 2 -> amountCents = span;
+          case 3 -> currency = span;
+          default -> eventTimestamp = span;
         }
         expected = field + 1;
         i = skipWhitespace(value, i);
@@ -131,7 +135,28 @@ final class FlatRecordReader {
     if (skipWhitespace(value, i) != n) {
       return null;
     }
-    return new RawTransaction(transactionId, userId, amountCents, currency, eventTimestamp);
+    return new RawTransaction(
+        field(value, transactionId, false),
+        field(value, userId, false),
+        field(value, amountCents, false),
+        field(value, currency, true),
+        field(value, eventTimestamp, false));
+  }
+
+  /**
+   * The raw value of a checked span: a string when a quote opens it (an integer starts after a
+   * colon or whitespace), absent for 0.
+   */
+  private static RawValue field(byte[] value, long span, boolean isCurrency) {
+    if (span == 0) {
+      return RawValue.absent();
+    }
+    int start = (int) (span >>> 32);
+    int end = (int) span;
+    if (value[start - 1] != '"') {
+      return RawValue.integer(integerValue(value, start, end));
+    }
+    return isCurrency ? code(value, start, end) : text(value, start, end);
   }
 
   /**
