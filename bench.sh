@@ -10,6 +10,7 @@
 #   ./bench.sh scale [--cells 1Mx10k,5Mx100k,5Mx1M,20Mx1M] [--no-ceiling] [--time-limit 15m]  # Tally's cost curve
 #   ./bench.sh jmh          # the per-event JMH benchmarks: decode, validate, state update on RocksDB
 # --help (also after a mode) lists every option. Results: target/bench/ (JSON, Markdown, PNG).
+# Thread dumps of the TaskManagers after each recovery kill: it-tests/bench/recovery-dumps.sh beside the run.
 set -euo pipefail
 cd "$(dirname "$0")"
 # The Spark leg (it-tests/bench-spark) is built only when asked for: `compare`, or a spark leg.

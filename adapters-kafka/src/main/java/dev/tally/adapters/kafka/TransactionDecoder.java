@@ -19,9 +19,11 @@ import java.io.Serializable;
 
 /**
  * Decodes one Kafka record value (docs/behaviour.md "Input") into an accepted transaction or a
- * rejection, with Jackson's streaming parser: no tree, no data binding, one pass. The field rules
- * themselves are the domain's {@link TransactionValidator}; this class only turns bytes into raw
- * field values.
+ * rejection. The common shape (a flat object of Tally's fields holding plain ASCII strings and
+ * integers) is read straight from the bytes by {@link FlatRecordReader}; every other value with
+ * Jackson's streaming parser (no tree, no data binding, one pass), which is the reference for what
+ * the fast path reads. The field rules themselves are the domain's {@link TransactionValidator};
+ * this class only turns bytes into raw field values.
  *
  * <p>Decoding never throws. Every failure, including an unexpected one, becomes a {@link
  * RejectedRecord} carrying the original bytes, so nothing is lost and the job never restarts
@@ -82,16 +84,39 @@ final class TransactionDecoder implements Serializable {
 
   /** Decodes one record; never throws. */
   DecodedRecord decode(SourceRecord source) {
+    return decode(source, true);
+  }
+
+  /**
+   * Decodes one record as {@link #decode} does, but always with Jackson: the reference that the
+   * fast path ({@link FlatRecordReader}) must match on every value, for its tests and benchmark.
+   */
+  DecodedRecord decodeWithJackson(SourceRecord source) {
+    return decode(source, false);
+  }
+
+  private DecodedRecord decode(SourceRecord source, boolean fastPath) {
     try {
-      Rejection malformed = checkEnvelope(source.value());
+      byte[] value = source.value();
+      Rejection malformed = checkSize(value);
       if (malformed != null) {
         return DecodedRecord.reject(RejectedRecord.of(malformed, source));
       }
-      ParsedFields parsed = parse(source.value());
-      if (parsed.malformed != null) {
-        return DecodedRecord.reject(RejectedRecord.of(parsed.malformed, source));
+      // A value the fast path reads is ASCII: valid UTF-8 without a byte order mark, so the
+      // encoding checks are needed only for the values Jackson reads.
+      RawTransaction raw = fastPath ? FlatRecordReader.read(value) : null;
+      if (raw == null) {
+        malformed = checkEncoding(value);
+        if (malformed != null) {
+          return DecodedRecord.reject(RejectedRecord.of(malformed, source));
+        }
+        ParsedFields parsed = parse(value);
+        if (parsed.malformed != null) {
+          return DecodedRecord.reject(RejectedRecord.of(parsed.malformed, source));
+        }
+        raw = parsed.toRaw();
       }
-      ValidationResult result = validator.validate(parsed.toRaw(), source.timestampMillis());
+      ValidationResult result = validator.validate(raw, source.timestampMillis());
       if (result instanceof ValidationResult.Valid valid) {
         return DecodedRecord.accept(new SourcedTransaction(valid.transaction(), source));
       }
@@ -110,7 +135,7 @@ final class TransactionDecoder implements Serializable {
     }
   }
 
-  private Rejection checkEnvelope(byte[] value) {
+  private Rejection checkSize(byte[] value) {
     if (value == null) {
       return malformed("the record has no value (a tombstone)");
     }
@@ -121,6 +146,10 @@ final class TransactionDecoder implements Serializable {
       return malformed(
           "the value is " + value.length + " bytes, more than the maximum of " + maxRecordBytes);
     }
+    return null;
+  }
+
+  private static Rejection checkEncoding(byte[] value) {
     if (value.length >= 3
         && (value[0] & 0xFF) == 0xEF
         && (value[1] & 0xFF) == 0xBB
