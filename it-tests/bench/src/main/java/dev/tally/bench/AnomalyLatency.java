@@ -75,11 +75,14 @@ final class AnomalyLatency {
    * @param samples the latencies, ascending
    * @param series each measured spike's send time (ms after the first spike) and latency, in the
    *     order sent, so that a tail can be placed in the run (start-up, a checkpoint, a compaction)
+   * @param firstSent the first spike's send time (epoch ms), which places {@code series} against
+   *     the job's own clock: its log and its checkpoints' trigger timestamps in the REST API
    */
   record Run(
       String delivery,
       List<Long> samples,
       List<long[]> series,
+      long firstSent,
       int sent,
       int missing,
       long target) {
@@ -148,7 +151,7 @@ final class AnomalyLatency {
                   Locale.ROOT,
                   "{\"delivery\": %s, \"sent\": %d, \"missing\": %d, \"p50_ms\": %d,"
                       + " \"p99_ms\": %d, \"target_ms\": %d, \"samples_ms\": %s,"
-                      + " \"series_sent_ms_latency_ms\": %s}",
+                      + " \"first_sent_epoch_ms\": %d, \"series_sent_ms_latency_ms\": %s}",
                   Report.quote(r.delivery()),
                   r.sent(),
                   r.missing(),
@@ -156,6 +159,7 @@ final class AnomalyLatency {
                   Freshness.percentile(r.samples(), 0.99),
                   r.target(),
                   r.samples(),
+                  r.firstSent(),
                   r.series().stream()
                       .map(p -> "[" + p[0] + ", " + p[1] + "]")
                       .collect(java.util.stream.Collectors.joining(", ", "[", "]"))));
@@ -283,7 +287,7 @@ final class AnomalyLatency {
       }
       samples.sort(null);
       series.sort((a, b) -> Long.compare(a[0], b[0]));
-      return new Run(delivery, samples, series, sentAt.size(), missing, target);
+      return new Run(delivery, samples, series, firstSent, sentAt.size(), missing, target);
     } finally {
       JobRuns.endLiveJob(process, dir);
     }

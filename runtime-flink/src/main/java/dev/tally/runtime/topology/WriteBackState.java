@@ -40,9 +40,20 @@ final class WriteBackState<T> {
   /**
    * How many users' values {@link #writeBackAhead} leaves pending for the checkpoint barrier: what
    * the task thread writes there, in which no event is processed, is this many users at most, not
-   * every user changed in the interval (a few milliseconds, not seconds, at 100,000 users).
+   * every user changed in the interval. At 1,000 the barrier's write-back took 33 to 182 ms of the
+   * anomaly-latency bench's aggregator sync phase (about 70 µs a user, its three states), a third
+   * of the stall that alerts wait behind (docs/benchmarks.md "Anomalies").
    */
-  static final int PENDING_AT_BARRIER = 1_000;
+  static final int PENDING_AT_BARRIER = 250;
+
+  /**
+   * The part of the interval before the predicted barrier by which {@link #writeBackAhead} has come
+   * down to {@value #PENDING_AT_BARRIER}: a barrier comes when the previous one's delay and the
+   * checkpoint coordinator's timer let it, up to hundreds of milliseconds before the interval
+   * predicts, and a bound still falling then left it the interval's share of every user written
+   * (1,000 to 2,079 users pending at the bench's barriers instead of 1,000).
+   */
+  static final double LEAD = 0.1;
 
   /**
    * How many users' values {@link #writeBackAhead} writes at most in one turn (one element or
@@ -212,8 +223,9 @@ final class WriteBackState<T> {
    * Writes ahead of the next checkpoint barrier, the users pending longest first, at most {@value
    * #AHEAD_PER_TURN} users: as many as keep the pending users within a bound that falls linearly
    * over the interval, from {@value #PENDING_AT_BARRIER} plus as many users as the last interval
-   * wrote, at its start, to {@value #PENDING_AT_BARRIER} at the barrier. So the writing is spread
-   * over the interval, and a user changed again soon after its first change is still written once.
+   * wrote, at its start, to {@value #PENDING_AT_BARRIER} a {@link #LEAD} of the interval before the
+   * barrier, and stays there. So the writing is spread over the interval, a user changed again soon
+   * after its first change is still written once, and a barrier somewhat early finds no more.
    *
    * @param remaining the part of the checkpoint interval still to come, from 1 (just taken) to 0
    *     (due)
@@ -225,7 +237,8 @@ final class WriteBackState<T> {
     if (pending <= PENDING_AT_BARRIER) {
       return false;
     }
-    long bound = PENDING_AT_BARRIER + (long) (writtenLastInterval * remaining);
+    double toLead = Math.max(0, (remaining - LEAD) / (1 - LEAD));
+    long bound = PENDING_AT_BARRIER + (long) (writtenLastInterval * toLead);
     if (pending <= bound) {
       return false;
     }

@@ -85,6 +85,30 @@ class WriteBackStateTest {
     return counting.delegate.value();
   }
 
+  /**
+   * A barrier that comes before the interval predicts it (the last one's delay, the coordinator's
+   * timer) still finds at most {@link WriteBackState#PENDING_AT_BARRIER} users pending: the bound
+   * reaches it a {@link WriteBackState#LEAD} of the interval ahead. A bound falling until the very
+   * barrier left a barrier 8 % early the interval's share of every user written, 1,800 users here.
+   */
+  @Test
+  void aBarrierSomewhatEarlyFindsNoMoreThanTheBoundPending() throws Exception {
+    open(new HashMapStateBackend(), null, 100_000);
+    int users = 10_000;
+    for (int u = 0; u < users; u++) {
+      set("a" + u, u);
+    }
+    writeBack();
+    state.markInterval(); // the interval wrote 10,000 users, which paces the next
+    for (int u = 0; u < users; u++) {
+      set("b" + u, u);
+      // The barrier comes at 92 % of the predicted interval: 8 % of it is still to come.
+      state.writeBackAhead(1 - 0.92 * (u + 1) / users, this::select);
+    }
+    assertThat(state.pendingUsers())
+        .isLessThanOrEqualTo(WriteBackState.PENDING_AT_BARRIER + WriteBackState.AHEAD_PER_TURN);
+  }
+
   @Test
   void onRocksDbAWrittenValueIsNotReadAgain() throws Exception {
     open(new EmbeddedRocksDBStateBackend(), null, 10);
