@@ -31,7 +31,14 @@ public final class SeenIds {
   /** Full ids by entry, {@code null} until one is kept; an entry without its id holds null. */
   private String[] ids;
 
-  /** Open addressing: entry index + 1 by slot, 0 for an empty slot; a power of two > 2 size. */
+  /**
+   * Open addressing: entry index + 1 by slot, 0 for an empty slot; a power of two > 2 size. {@code
+   * null} until the first lookup, and again after {@link #forgetBefore} and in a {@link #copy}: a
+   * state reader appends every entry of a user's chunks and the user's whole set, and only the
+   * whole set is ever looked up, so each is indexed once, when it is looked up, not each chunk on
+   * deserialization nor the whole set at every doubling while it is read (docs/benchmarks.md "JMH",
+   * {@code ColdReadBenchmark}).
+   */
   private int[] slots;
 
   private SeenIds(int capacity) {
@@ -40,7 +47,6 @@ public final class SeenIds {
     eventTimes = new long[n];
     amounts = new long[n];
     currencies = new int[n];
-    slots = new int[tableSize(n)];
   }
 
   /** No id. */
@@ -89,6 +95,9 @@ public final class SeenIds {
   }
 
   private int indexOf(String transactionId, long fingerprint) {
+    if (slots == null) {
+      reindex(tableSize(size));
+    }
     int mask = slots.length - 1;
     for (int slot = (int) fingerprint & mask; ; slot = (slot + 1) & mask) {
       int entry = slots[slot] - 1;
@@ -162,10 +171,60 @@ public final class SeenIds {
       ids[size] = id;
     }
     size++;
+    if (slots == null) {
+      return;
+    }
     if (size * 2 >= slots.length) {
       reindex(tableSize(size));
     } else {
       insert(size - 1);
+    }
+  }
+
+  /**
+   * Appends every entry of {@code from}, in order, as {@link #appendEntryOf} each would: a state
+   * reader's gathering of a user's chunks, one array copy per field rather than five accessor calls
+   * and a hash insert per entry.
+   */
+  public void appendAll(SeenIds from) {
+    int n = from.size;
+    if (n == 0) {
+      return;
+    }
+    int needed = size + n;
+    if (needed > fingerprints.length) {
+      int capacity = Math.max(needed, size * 2);
+      fingerprints = Arrays.copyOf(fingerprints, capacity);
+      eventTimes = Arrays.copyOf(eventTimes, capacity);
+      amounts = Arrays.copyOf(amounts, capacity);
+      currencies = Arrays.copyOf(currencies, capacity);
+      if (ids != null) {
+        ids = Arrays.copyOf(ids, capacity);
+      }
+    }
+    System.arraycopy(from.fingerprints, 0, fingerprints, size, n);
+    System.arraycopy(from.eventTimes, 0, eventTimes, size, n);
+    System.arraycopy(from.amounts, 0, amounts, size, n);
+    System.arraycopy(from.currencies, 0, currencies, size, n);
+    if (from.ids != null) {
+      if (ids == null) {
+        ids = new String[fingerprints.length];
+      }
+      System.arraycopy(from.ids, 0, ids, size, n);
+    } else if (ids != null) {
+      Arrays.fill(ids, size, needed, null);
+    }
+    int first = size;
+    size = needed;
+    if (slots == null) {
+      return;
+    }
+    if (size * 2 >= slots.length) {
+      reindex(tableSize(size));
+    } else {
+      for (int i = first; i < size; i++) {
+        insert(i);
+      }
     }
   }
 
@@ -196,7 +255,7 @@ public final class SeenIds {
     }
     size = kept;
     shrink();
-    reindex(tableSize(Math.max(MIN_CAPACITY, size)));
+    slots = null;
     return true;
   }
 
@@ -235,7 +294,6 @@ public final class SeenIds {
     if (ids != null) {
       copy.ids = Arrays.copyOf(ids, copy.fingerprints.length);
     }
-    copy.reindex(copy.slots.length);
     return copy;
   }
 
