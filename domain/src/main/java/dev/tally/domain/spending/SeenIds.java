@@ -151,14 +151,7 @@ public final class SeenIds {
   public void append(
       long fingerprint, long eventTimeMillis, long amountCents, int currency, String id) {
     if (size == fingerprints.length) {
-      int capacity = size * 2;
-      fingerprints = Arrays.copyOf(fingerprints, capacity);
-      eventTimes = Arrays.copyOf(eventTimes, capacity);
-      amounts = Arrays.copyOf(amounts, capacity);
-      currencies = Arrays.copyOf(currencies, capacity);
-      if (ids != null) {
-        ids = Arrays.copyOf(ids, capacity);
-      }
+      resize(size * 2);
     }
     if (id != null && ids == null) {
       ids = new String[fingerprints.length];
@@ -171,14 +164,7 @@ public final class SeenIds {
       ids[size] = id;
     }
     size++;
-    if (slots == null) {
-      return;
-    }
-    if (size * 2 >= slots.length) {
-      reindex(tableSize(size));
-    } else {
-      insert(size - 1);
-    }
+    indexFrom(size - 1);
   }
 
   /**
@@ -193,14 +179,7 @@ public final class SeenIds {
     }
     int needed = size + n;
     if (needed > fingerprints.length) {
-      int capacity = Math.max(needed, size * 2);
-      fingerprints = Arrays.copyOf(fingerprints, capacity);
-      eventTimes = Arrays.copyOf(eventTimes, capacity);
-      amounts = Arrays.copyOf(amounts, capacity);
-      currencies = Arrays.copyOf(currencies, capacity);
-      if (ids != null) {
-        ids = Arrays.copyOf(ids, capacity);
-      }
+      resize(Math.max(needed, size * 2));
     }
     System.arraycopy(from.fingerprints, 0, fingerprints, size, n);
     System.arraycopy(from.eventTimes, 0, eventTimes, size, n);
@@ -216,6 +195,11 @@ public final class SeenIds {
     }
     int first = size;
     size = needed;
+    indexFrom(first);
+  }
+
+  /** Indexes the entries appended from {@code first} on, if the index is built. */
+  private void indexFrom(int first) {
     if (slots == null) {
       return;
     }
@@ -225,6 +209,17 @@ public final class SeenIds {
       for (int i = first; i < size; i++) {
         insert(i);
       }
+    }
+  }
+
+  /** Moves the entries to arrays of {@code capacity} entries. */
+  private void resize(int capacity) {
+    fingerprints = Arrays.copyOf(fingerprints, capacity);
+    eventTimes = Arrays.copyOf(eventTimes, capacity);
+    amounts = Arrays.copyOf(amounts, capacity);
+    currencies = Arrays.copyOf(currencies, capacity);
+    if (ids != null) {
+      ids = Arrays.copyOf(ids, capacity);
     }
   }
 
@@ -268,14 +263,7 @@ public final class SeenIds {
     if (fingerprints.length <= 2 * Math.max(MIN_CAPACITY, size)) {
       return;
     }
-    int capacity = Math.max(MIN_CAPACITY, size + (size >>> 1));
-    fingerprints = Arrays.copyOf(fingerprints, capacity);
-    eventTimes = Arrays.copyOf(eventTimes, capacity);
-    amounts = Arrays.copyOf(amounts, capacity);
-    currencies = Arrays.copyOf(currencies, capacity);
-    if (ids != null) {
-      ids = Arrays.copyOf(ids, capacity);
-    }
+    resize(Math.max(MIN_CAPACITY, size + (size >>> 1)));
   }
 
   /** How many entries fit before the arrays grow; for tests of {@link #forgetBefore}. */
