@@ -8,7 +8,7 @@
 #   ./bench.sh recovery [--kills 10] [--rate 5000] [--users 2000] [--cluster-set KEY=VALUE] [--tally-set KEY=VALUE] [--[no-]class-archive]
 #   ./bench.sh compare [--events 1000000] [--rate 20000] [--duration 120s] [--kills 3]  # every leg, three figures
 #   ./bench.sh scale [--cells 1Mx10k,5Mx100k,5Mx1M,20Mx1M] [--no-ceiling] [--time-limit 15m]  # Tally's cost curve
-#   ./bench.sh jmh          # the per-event JMH benchmarks: decode, validate, state update on RocksDB
+#   ./bench.sh jmh          # the JMH benchmarks: decode, validate, state update and a cold dedupe read on RocksDB
 # --help (also after a mode) lists every option. Results: target/bench/ (JSON, Markdown, PNG).
 # Thread dumps of the TaskManagers after each recovery kill: it-tests/bench/recovery-dumps.sh beside the run.
 set -euo pipefail

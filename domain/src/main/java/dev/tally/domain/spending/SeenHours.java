@@ -99,10 +99,12 @@ public final class SeenHours {
       throw new IllegalArgumentException("not a chunk key of this layout: " + key);
     }
     hourOf(hour, true).addChunk((int) sequence, part.size());
-    for (int i = 0; i < part.size(); i++) {
-      ids.appendEntryOf(part, i);
-      noteEntry((byte) sequence);
+    int first = ids.size();
+    ids.appendAll(part);
+    if (ids.size() > chunkOf.length) {
+      chunkOf = Arrays.copyOf(chunkOf, Math.max(ids.size(), chunkOf.length * 2));
     }
+    Arrays.fill(chunkOf, first, ids.size(), (byte) sequence);
   }
 
   /** {@link SeenIds#find(String, long)} over every remembered hour. */

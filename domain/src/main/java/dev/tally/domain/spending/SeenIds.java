@@ -31,7 +31,14 @@ public final class SeenIds {
   /** Full ids by entry, {@code null} until one is kept; an entry without its id holds null. */
   private String[] ids;
 
-  /** Open addressing: entry index + 1 by slot, 0 for an empty slot; a power of two > 2 size. */
+  /**
+   * Open addressing: entry index + 1 by slot, 0 for an empty slot; a power of two > 2 size. {@code
+   * null} until the first lookup, and again after {@link #forgetBefore} and in a {@link #copy}: a
+   * state reader appends every entry of a user's chunks and the user's whole set, and only the
+   * whole set is ever looked up, so each is indexed once, when it is looked up, not each chunk on
+   * deserialization nor the whole set at every doubling while it is read (docs/benchmarks.md "JMH",
+   * {@code ColdReadBenchmark}).
+   */
   private int[] slots;
 
   private SeenIds(int capacity) {
@@ -40,7 +47,6 @@ public final class SeenIds {
     eventTimes = new long[n];
     amounts = new long[n];
     currencies = new int[n];
-    slots = new int[tableSize(n)];
   }
 
   /** No id. */
@@ -89,6 +95,9 @@ public final class SeenIds {
   }
 
   private int indexOf(String transactionId, long fingerprint) {
+    if (slots == null) {
+      reindex(tableSize(size));
+    }
     int mask = slots.length - 1;
     for (int slot = (int) fingerprint & mask; ; slot = (slot + 1) & mask) {
       int entry = slots[slot] - 1;
@@ -142,14 +151,7 @@ public final class SeenIds {
   public void append(
       long fingerprint, long eventTimeMillis, long amountCents, int currency, String id) {
     if (size == fingerprints.length) {
-      int capacity = size * 2;
-      fingerprints = Arrays.copyOf(fingerprints, capacity);
-      eventTimes = Arrays.copyOf(eventTimes, capacity);
-      amounts = Arrays.copyOf(amounts, capacity);
-      currencies = Arrays.copyOf(currencies, capacity);
-      if (ids != null) {
-        ids = Arrays.copyOf(ids, capacity);
-      }
+      resize(size * 2);
     }
     if (id != null && ids == null) {
       ids = new String[fingerprints.length];
@@ -162,10 +164,62 @@ public final class SeenIds {
       ids[size] = id;
     }
     size++;
+    indexFrom(size - 1);
+  }
+
+  /**
+   * Appends every entry of {@code from}, in order, as {@link #appendEntryOf} each would: a state
+   * reader's gathering of a user's chunks, one array copy per field rather than five accessor calls
+   * and a hash insert per entry.
+   */
+  public void appendAll(SeenIds from) {
+    int n = from.size;
+    if (n == 0) {
+      return;
+    }
+    int needed = size + n;
+    if (needed > fingerprints.length) {
+      resize(Math.max(needed, size * 2));
+    }
+    System.arraycopy(from.fingerprints, 0, fingerprints, size, n);
+    System.arraycopy(from.eventTimes, 0, eventTimes, size, n);
+    System.arraycopy(from.amounts, 0, amounts, size, n);
+    System.arraycopy(from.currencies, 0, currencies, size, n);
+    if (from.ids != null) {
+      if (ids == null) {
+        ids = new String[fingerprints.length];
+      }
+      System.arraycopy(from.ids, 0, ids, size, n);
+    } else if (ids != null) {
+      Arrays.fill(ids, size, needed, null);
+    }
+    int first = size;
+    size = needed;
+    indexFrom(first);
+  }
+
+  /** Indexes the entries appended from {@code first} on, if the index is built. */
+  private void indexFrom(int first) {
+    if (slots == null) {
+      return;
+    }
     if (size * 2 >= slots.length) {
       reindex(tableSize(size));
     } else {
-      insert(size - 1);
+      for (int i = first; i < size; i++) {
+        insert(i);
+      }
+    }
+  }
+
+  /** Moves the entries to arrays of {@code capacity} entries. */
+  private void resize(int capacity) {
+    fingerprints = Arrays.copyOf(fingerprints, capacity);
+    eventTimes = Arrays.copyOf(eventTimes, capacity);
+    amounts = Arrays.copyOf(amounts, capacity);
+    currencies = Arrays.copyOf(currencies, capacity);
+    if (ids != null) {
+      ids = Arrays.copyOf(ids, capacity);
     }
   }
 
@@ -196,7 +250,7 @@ public final class SeenIds {
     }
     size = kept;
     shrink();
-    reindex(tableSize(Math.max(MIN_CAPACITY, size)));
+    slots = null;
     return true;
   }
 
@@ -209,14 +263,7 @@ public final class SeenIds {
     if (fingerprints.length <= 2 * Math.max(MIN_CAPACITY, size)) {
       return;
     }
-    int capacity = Math.max(MIN_CAPACITY, size + (size >>> 1));
-    fingerprints = Arrays.copyOf(fingerprints, capacity);
-    eventTimes = Arrays.copyOf(eventTimes, capacity);
-    amounts = Arrays.copyOf(amounts, capacity);
-    currencies = Arrays.copyOf(currencies, capacity);
-    if (ids != null) {
-      ids = Arrays.copyOf(ids, capacity);
-    }
+    resize(Math.max(MIN_CAPACITY, size + (size >>> 1)));
   }
 
   /** How many entries fit before the arrays grow; for tests of {@link #forgetBefore}. */
@@ -235,7 +282,6 @@ public final class SeenIds {
     if (ids != null) {
       copy.ids = Arrays.copyOf(ids, copy.fingerprints.length);
     }
-    copy.reindex(copy.slots.length);
     return copy;
   }
 

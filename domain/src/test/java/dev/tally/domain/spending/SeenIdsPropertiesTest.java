@@ -30,7 +30,7 @@ class SeenIdsPropertiesTest {
   void answersAsAMapOfIdToWhatWasCounted(
       @ForAll("ops") List<Op> ops,
       @ForAll boolean keepIds,
-      @ForAll boolean viaAccessors,
+      @ForAll("copies") int copyHow,
       @ForAll boolean hashOnce) {
     SeenIds seen = SeenIds.empty();
     Map<String, SeenTransaction> oracle = new HashMap<>();
@@ -49,7 +49,12 @@ class SeenIdsPropertiesTest {
           copy.add(tx("other-" + op.id(), op), keepIds);
           copy.forgetBefore(Long.MAX_VALUE);
           assertMatches(seen, frozen);
-          seen = viaAccessors ? rebuilt(seen) : seen.copy();
+          seen =
+              switch (copyHow) {
+                case 0 -> rebuilt(seen);
+                case 1 -> seen.copy();
+                default -> rechunked(seen, op.id() % 7 + 1, op.amount() > 0);
+              };
         }
         default -> {
           Transaction tx = tx("tx-" + op.id(), op);
@@ -95,6 +100,32 @@ class SeenIdsPropertiesTest {
           seen.idAt(i));
     }
     return copy;
+  }
+
+  /**
+   * The set as a state reader gathers a user's chunks ({@link SeenIds#appendAll}): split into
+   * chunks of {@code chunk} entries, each appended whole to a fresh set, which was looked up first
+   * (so indexed while it grows) when {@code lookedUp}.
+   */
+  private static SeenIds rechunked(SeenIds seen, int chunk, boolean lookedUp) {
+    SeenIds gathered = SeenIds.empty();
+    if (lookedUp) {
+      assertThat(gathered.find("tx-0")).isNull();
+    }
+    for (int from = 0; from < seen.size(); from += chunk) {
+      SeenIds part = SeenIds.empty();
+      for (int i = from; i < Math.min(seen.size(), from + chunk); i++) {
+        part.appendEntryOf(seen, i);
+      }
+      gathered.appendAll(part);
+    }
+    assertThat(gathered).isEqualTo(seen);
+    return gathered;
+  }
+
+  @Provide
+  Arbitrary<Integer> copies() {
+    return Arbitraries.integers().between(0, 2);
   }
 
   private static Transaction tx(String id, Op op) {
