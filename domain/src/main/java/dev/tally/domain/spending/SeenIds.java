@@ -16,7 +16,9 @@ import java.util.Objects;
  * a conflicting one). {@link #add} with {@code keepId} also keeps the full id, and then a
  * fingerprint match counts only when the ids are equal (docs/behaviour.md "Dedupe memory").
  *
- * <p>Mutable and not thread-safe: {@link #add} and {@link #forgetBefore} change it in place.
+ * <p>Mutable and not thread-safe: {@link #add} and {@link #forgetBefore} change it in place, and so
+ * does the first {@link #find} after a read or a copy, which builds the index. Confine a set to one
+ * thread even where it is only looked up.
  */
 public final class SeenIds {
 
