@@ -29,6 +29,7 @@ import org.apache.flink.state.rocksdb.RocksDBOptions;
  * @param timers see {@link #ROCKSDB_TIMERS}
  * @param writeBufferBytes see {@link #ROCKSDB_WRITE_BUFFER_SIZE}
  * @param writeBuffers see {@link #ROCKSDB_WRITE_BUFFERS}
+ * @param level0CompactionTrigger see {@link #ROCKSDB_LEVEL0_COMPACTION_TRIGGER}
  */
 public record StateConfig(
     String checkpointDirectory,
@@ -39,7 +40,8 @@ public record StateConfig(
     boolean managedMemory,
     PriorityQueueStateType timers,
     long writeBufferBytes,
-    int writeBuffers) {
+    int writeBuffers,
+    int level0CompactionTrigger) {
 
   /** Where checkpoints go. */
   public static final ConfigKey<String> CHECKPOINT_DIRECTORY =
@@ -137,6 +139,27 @@ public record StateConfig(
               "Memtables a RocksDB column family may hold, the one written and full ones being"
                   + " flushed: room to keep writing while they are, instead of a stalled task.");
 
+  /**
+   * How many level-0 files of a column family RocksDB lets pile up before it merges them into level
+   * 1. A level-0 file spans every key (a memtable holds writes for any user), so each such
+   * compaction rewrites all of level 1: with the 4 MiB memtables and RocksDB's own trigger of 4, a
+   * compaction merged 16 MiB into a level 1 of up to 256 MiB, many times an interval at a million
+   * users. At 16, on the scale bench's 20M events of 1M users, RocksDB's compaction spent 99
+   * against 343 CPU-s and the checkpoints uploaded 5.5 against 14.0 GiB, for 15 % more events/s;
+   * the aggregator's own reads, which look into more level-0 files, took 112 CPU-s of that back;
+   * the anomaly-latency bench's alerts were no later (docs/benchmarks.md "Scale"). Writes slow down
+   * 16 files above the trigger and stop 32 above, RocksDB's own distances.
+   */
+  public static final ConfigKey<Integer> ROCKSDB_LEVEL0_COMPACTION_TRIGGER =
+      ConfigKey.integer("state.rocksdb.level0-compaction-trigger")
+          .defaultValue(16)
+          .between(2, 64)
+          .description(
+              "Level-0 files of a RocksDB column family that start a compaction into level 1."
+                  + " Each merges into all of level 1, so a higher trigger rewrites it less often,"
+                  + " at the price of reads that look into more files. Writes slow down 16 files"
+                  + " above it and stop 32 above.");
+
   public StateConfig {
     List<String> problems = new ArrayList<>();
     CHECKPOINT_DIRECTORY.check(checkpointDirectory, problems);
@@ -145,6 +168,7 @@ public record StateConfig(
     ROCKSDB_TIMERS.check(timers, problems);
     ROCKSDB_WRITE_BUFFER_SIZE.check(writeBufferBytes, problems);
     ROCKSDB_WRITE_BUFFERS.check(writeBuffers, problems);
+    ROCKSDB_LEVEL0_COMPACTION_TRIGGER.check(level0CompactionTrigger, problems);
     InvalidConfigException.throwIfAny("state config", problems);
   }
 
@@ -159,6 +183,7 @@ public record StateConfig(
     PriorityQueueStateType timers = r.get(ROCKSDB_TIMERS);
     long writeBufferBytes = r.get(ROCKSDB_WRITE_BUFFER_SIZE);
     int writeBuffers = r.get(ROCKSDB_WRITE_BUFFERS);
+    int level0CompactionTrigger = r.get(ROCKSDB_LEVEL0_COMPACTION_TRIGGER);
     return r.build(
         "state.*",
         () ->
@@ -171,7 +196,8 @@ public record StateConfig(
                 managedMemory,
                 timers,
                 writeBufferBytes,
-                writeBuffers));
+                writeBuffers,
+                level0CompactionTrigger));
   }
 
   /** Writes these settings as Flink options. */
@@ -193,6 +219,10 @@ public record StateConfig(
     flink.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);
     flink.set(RocksDBConfigurableOptions.WRITE_BUFFER_SIZE, new MemorySize(writeBufferBytes));
     flink.set(RocksDBConfigurableOptions.MAX_WRITE_BUFFER_NUMBER, writeBuffers);
+    // Flink has no key for the level-0 triggers: its options factory, configured from the job's
+    // options, sets them on every column family after Flink's own.
+    flink.set(RocksDBOptions.OPTIONS_FACTORY, Level0OptionsFactory.class.getName());
+    flink.set(Level0OptionsFactory.COMPACTION_TRIGGER, level0CompactionTrigger);
     // The dedupe state's size for operators (docs/behaviour.md "Metrics"): RocksDB's own estimates
     // of each state's keys and live bytes, with the state's name as a label, so that no operator
     // has to count its entries on the hot path.

@@ -138,7 +138,8 @@ class TallyConfigTest {
                 true,
                 PriorityQueueStateType.ROCKSDB,
                 4L * 1024 * 1024,
-                12));
+                12,
+                16));
     assertThat(config.checkpoints())
         .isEqualTo(
             new CheckpointConfig(
@@ -224,6 +225,7 @@ class TallyConfigTest {
                 timers: heap
                 write-buffer-size: 16MiB
                 write-buffers: 3
+                level0-compaction-trigger: 12
             checkpoints:
               interval: 30s
               timeout: 1m
@@ -332,7 +334,8 @@ class TallyConfigTest {
                 false,
                 PriorityQueueStateType.HEAP,
                 16L * 1024 * 1024,
-                3));
+                3,
+                12));
     assertThat(config.checkpoints())
         .isEqualTo(
             new CheckpointConfig(
