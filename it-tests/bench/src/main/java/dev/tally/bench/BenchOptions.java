@@ -88,7 +88,7 @@ final class BenchOptions {
       names = "--tally-set",
       paramLabel = "KEY=VALUE",
       description =
-          "throughput, recovery, anomalies, anomaly-latency: a --set override for Tally's job"
+          "throughput, scale, recovery, anomalies, anomaly-latency: a --set override for Tally's job"
               + " (the tally leg's); repeatable.")
   List<String> tallySettings = new ArrayList<>();
 
