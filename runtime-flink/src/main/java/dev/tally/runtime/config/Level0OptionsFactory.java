@@ -20,10 +20,10 @@ public final class Level0OptionsFactory implements ConfigurableRocksDBOptionsFac
 
   private static final long serialVersionUID = 1L;
 
-  /** RocksDB's own distance from the compaction trigger to the slowdown and to the stop. */
-  static final int SLOWDOWN_ABOVE_TRIGGER = 16;
+  /** RocksDB's own distances from the compaction trigger (4) to the slowdown (20) and stop (36). */
+  private static final int SLOWDOWN_ABOVE_TRIGGER = 16;
 
-  static final int STOP_ABOVE_TRIGGER = 32;
+  private static final int STOP_ABOVE_TRIGGER = 32;
 
   /**
    * Carries {@link StateConfig#ROCKSDB_LEVEL0_COMPACTION_TRIGGER} to the TaskManagers; the key is
@@ -55,9 +55,5 @@ public final class Level0OptionsFactory implements ConfigurableRocksDBOptionsFac
         .setLevel0FileNumCompactionTrigger(trigger)
         .setLevel0SlowdownWritesTrigger(trigger + SLOWDOWN_ABOVE_TRIGGER)
         .setLevel0StopWritesTrigger(trigger + STOP_ABOVE_TRIGGER);
-  }
-
-  int trigger() {
-    return trigger;
   }
 }
