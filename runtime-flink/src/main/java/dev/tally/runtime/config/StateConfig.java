@@ -147,8 +147,8 @@ public record StateConfig(
    * users. At 16, on the scale bench's 20M events of 1M users, RocksDB's compaction spent 99
    * against 343 CPU-s and the checkpoints uploaded 5.5 against 14.0 GiB, for 15 % more events/s;
    * the aggregator's own reads, which look into more level-0 files, took 112 CPU-s of that back;
-   * the anomaly-latency bench's alerts were no later (docs/benchmarks.md "Scale"). Writes slow down
-   * 16 files above the trigger and stop 32 above, RocksDB's own distances.
+   * the anomaly-latency bench's alert p99s were lower in three pairs (docs/benchmarks.md "Scale").
+   * Writes slow down 16 files above the trigger and stop 32 above, RocksDB's own distances.
    */
   public static final ConfigKey<Integer> ROCKSDB_LEVEL0_COMPACTION_TRIGGER =
       ConfigKey.integer("state.rocksdb.level0-compaction-trigger")
